@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * The service's whole configuration: one typed object, parsed once from the
+ * environment (and a `.env` file when present). Every key is documented in
+ * `.env.example`; bad values stop start-up with one message naming each bad key.
+ */
+const optionalString = z
+  .string()
+  .trim()
+  .transform((value) => value || undefined)
+  .optional();
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4111),
+  HOST: z.string().trim().min(1).default('localhost'),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPENAI_API: z.enum(['chat', 'responses']).default('chat'),
+  MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  DATABASE_URL: z.string().trim().default('file:./data/companion.db'),
+  MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
+  OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),
+  OPEN_METEO_FORECAST_URL: z.url({ protocol: /^https?$/ }).default('https://api.open-meteo.com'),
+  TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  server: { port: number; host: string };
+  /** `undefined` when neither an API key nor a base URL is set: the service starts, model calls fail clearly. */
+  model:
+    | { apiKey: string; baseURL: string | undefined; api: 'chat' | 'responses'; id: string }
+    | undefined;
+  /** `undefined` when storage is switched off (`DATABASE_URL` empty or `none`). */
+  modelMaxRetries: number;
+  databaseUrl: string | undefined;
+  memory: { lastMessages: number };
+  openMeteo: { geocodingUrl: string; forecastUrl: string; timeoutMs: number };
+  logLevel: Env['LOG_LEVEL'];
+  isDevelopment: boolean;
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const e = parsed.data;
+  const hasModel = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
+  return {
+    server: { port: e.PORT, host: e.HOST },
+    model: hasModel
+      ? {
+          // Local OpenAI-compatible servers (Ollama, LM Studio, vLLM) need no key, but the client requires one.
+          apiKey: e.OPENAI_API_KEY ?? 'not-needed',
+          baseURL: e.OPENAI_BASE_URL,
+          api: e.OPENAI_API,
+          id: e.MODEL,
+        }
+      : undefined,
+    modelMaxRetries: e.MODEL_MAX_RETRIES,
+    databaseUrl: e.DATABASE_URL === '' || e.DATABASE_URL === 'none' ? undefined : e.DATABASE_URL,
+    memory: { lastMessages: e.MEMORY_LAST_MESSAGES },
+    openMeteo: {
+      geocodingUrl: e.OPEN_METEO_GEOCODING_URL.replace(/\/$/, ''),
+      forecastUrl: e.OPEN_METEO_FORECAST_URL.replace(/\/$/, ''),
+      timeoutMs: e.TOOL_TIMEOUT_MS,
+    },
+    logLevel: e.LOG_LEVEL,
+    isDevelopment: e.NODE_ENV === 'development',
+  };
+}
+
+// A bad configuration is an operator's mistake, not a crash: one message, exit 1, no stack trace.
+function loadConfig(): Config {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  try {
+    return parseConfig(process.env);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
+
+export const config: Config = loadConfig();

@@ -1,0 +1,38 @@
+import type { ModelMessage } from 'ai';
+import type { Personality } from '../mastra/agents/personalities.ts';
+import type { AgentRequest, SpecMessage } from './agent-request.ts';
+
+/**
+ * SPEC request → what the agent call needs. SPEC content parts
+ * (`input_text`/`output_text`) become AI SDK text parts, which stock Mastra
+ * would otherwise drop.
+ */
+export function toAgentMessages(messages: SpecMessage[]): ModelMessage[] {
+  return messages.map(({ role, content }): ModelMessage => {
+    if (role === 'system') return { role, content: typeof content === 'string' ? content : content.map((p) => p.text).join('\n') };
+    const parts = typeof content === 'string' ? content : content.map((p) => ({ type: 'text' as const, text: p.text }));
+    return role === 'user' ? { role, content: parts } : { role, content: parts };
+  });
+}
+
+/** The personality the request asks for: `runtimeContext` wins over `tracingOptions` (see README). */
+export function requestedPersonality(request: AgentRequest): Personality | undefined {
+  return request.runtimeContext?.metadata?.personality ?? request.tracingOptions?.metadata?.personality;
+}
+
+const TITLE_LENGTH = 60;
+
+/** A thread's first title: the start of its first user message, cut at a word. */
+export function titleFrom(messages: SpecMessage[]): string {
+  const firstUser = messages.find((m) => m.role === 'user') ?? messages[0];
+  const text = textOf(firstUser).replace(/\s+/g, ' ').trim();
+  if (text.length <= TITLE_LENGTH) return text || 'New conversation';
+  const cut = text.slice(0, TITLE_LENGTH);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
+}
+
+function textOf(message: SpecMessage | undefined): string {
+  if (!message) return '';
+  return typeof message.content === 'string' ? message.content : message.content.map((p) => p.text).join(' ');
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { PERSONALITIES } from '../mastra/agents/personalities.ts';
+
+/**
+ * The SPEC request body of `/generate` and `/stream`. This schema is the single
+ * source of validation, types and the README's API table. The top level is
+ * strict so a body can never smuggle `instructions`, `model`, `tools` or
+ * `clientTools` into the agent call: such a key is a 400 that names it.
+ */
+const personality = z.enum(PERSONALITIES, {
+  error: `personality must be one of ${PERSONALITIES.join(', ')}`,
+});
+
+const contentPart = z.object({
+  type: z.enum(['input_text', 'output_text'], { error: 'content part type must be input_text or output_text' }),
+  text: z.string({ error: 'content part text must be a string' }),
+});
+
+export const specMessage = z.object({
+  role: z.enum(['user', 'assistant', 'system'], { error: 'role must be one of user, assistant, system' }),
+  content: z.union([z.string().min(1, 'content must not be empty'), z.array(contentPart).min(1, 'content must not be empty')], {
+    error: 'content must be a string or an array of {type, text} parts',
+  }),
+});
+
+const identifier = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(256, `${name} must be at most 256 characters`);
+
+export const MAX_MESSAGES = 100;
+
+export const agentRequest = z
+  .object({
+    messages: z
+      .array(specMessage, { error: 'messages must be an array of messages' })
+      .min(1, 'messages must contain at least one message')
+      .max(MAX_MESSAGES, `messages may contain at most ${MAX_MESSAGES} messages`),
+    threadId: identifier('threadId').optional(),
+    resourceId: identifier('resourceId').optional(),
+    runtimeContext: z
+      .looseObject({
+        metadata: z.looseObject({ personality: personality.optional(), userId: z.string().optional() }).optional(),
+      })
+      .optional(),
+    tracingOptions: z
+      .looseObject({ metadata: z.looseObject({ personality: personality.optional() }).optional() })
+      .optional(),
+  })
+  .strict();
+
+export type AgentRequest = z.infer<typeof agentRequest>;
+export type SpecMessage = z.infer<typeof specMessage>;

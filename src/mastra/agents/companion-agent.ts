@@ -1,0 +1,33 @@
+import { Agent } from '@mastra/core/agent';
+import type { MastraMemory } from '@mastra/core/memory';
+import type { RequestContext } from '@mastra/core/request-context';
+import { config } from '../../../mastra.config.ts';
+import { createCompanionModel, modelProviderOptions } from '../model.ts';
+import { createWeatherTool } from '../tools/weather-tool.ts';
+import { spiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
+import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
+
+/** The request-context key that selects the voice; the SPEC routes set it, Studio users may too. */
+export const PERSONALITY_KEY = 'personality';
+
+function personalityOf(requestContext: RequestContext) {
+  const requested = requestContext.get(PERSONALITY_KEY);
+  return isPersonality(requested) ? requested : DEFAULT_PERSONALITY;
+}
+
+export function createCompanionAgent(memory: MastraMemory | undefined) {
+  return new Agent({
+    id: 'companionAgent',
+    name: 'Companion Agent',
+    description: 'A conversational companion with four voices (guru, wanderer, friend, philosopher) that can check the weather and suggest spiritual destinations.',
+    instructions: ({ requestContext }) => instructionsFor(personalityOf(requestContext)),
+    model: createCompanionModel(config.model),
+    maxRetries: config.modelMaxRetries,
+    tools: {
+      weatherTool: createWeatherTool(config.openMeteo),
+      spiritualDestinationsTool,
+    },
+    memory,
+    defaultOptions: { providerOptions: modelProviderOptions(config.model) },
+  });
+}

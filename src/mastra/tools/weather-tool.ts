@@ -1,0 +1,134 @@
+import { createTool } from '@mastra/core/tools';
+import { z } from 'zod';
+import { describeWeatherCode } from './wmo-weather-codes.ts';
+
+export interface WeatherToolOptions {
+  /** Open-Meteo geocoding base URL, without a trailing slash. */
+  geocodingUrl: string;
+  /** Open-Meteo forecast base URL, without a trailing slash. */
+  forecastUrl: string;
+  /** Limit for each of the two requests, so a slow service cannot stall the agent. */
+  timeoutMs: number;
+}
+
+// Only the fields this tool reads; Open-Meteo sends many more.
+const GeocodingResponseSchema = z.object({
+  results: z
+    .array(
+      z.object({
+        name: z.string(),
+        latitude: z.number(),
+        longitude: z.number(),
+        country: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
+
+/** Open-Meteo `current` variables, in their default units: °C, %, km/h and a WMO code. */
+const CurrentConditionsSchema = z.object({
+  temperature_2m: z.number(),
+  apparent_temperature: z.number(),
+  relative_humidity_2m: z.number(),
+  wind_speed_10m: z.number(),
+  wind_gusts_10m: z.number(),
+  weather_code: z.number(),
+});
+
+// Request exactly the variables the schema reads, so the two cannot drift apart.
+const CURRENT_VARIABLES = Object.keys(CurrentConditionsSchema.shape).join(',');
+
+const ForecastResponseSchema = z.object({ current: CurrentConditionsSchema });
+
+type Place = NonNullable<z.infer<typeof GeocodingResponseSchema>['results']>[number];
+
+const WeatherSchema = z.object({
+  temperature: z.number().describe('Air temperature 2 m above ground, in °C'),
+  feelsLike: z.number().describe('Apparent ("feels like") temperature, in °C'),
+  humidity: z.number().describe('Relative humidity 2 m above ground, in %'),
+  windSpeed: z.number().describe('Wind speed 10 m above ground, in km/h'),
+  windGust: z.number().describe('Wind gusts 10 m above ground, in km/h'),
+  conditions: z.string().describe('Sky and precipitation in words, e.g. "Partly cloudy"'),
+  location: z.string().describe('The place the weather is for, as "name, country"'),
+});
+
+export type Weather = z.infer<typeof WeatherSchema>;
+
+/** Builds the weather tool; the caller passes the Open-Meteo settings from the service config. */
+export function createWeatherTool(options: WeatherToolOptions) {
+  return createTool({
+    id: 'weatherTool',
+    description:
+      'Get the current weather for a city or place: temperature, feels-like temperature, humidity, wind and conditions.',
+    inputSchema: z.object({
+      location: z
+        .string()
+        .trim()
+        .min(1)
+        .describe('Name of a city, town or landmark, e.g. "Varanasi"; without region or country'),
+    }),
+    outputSchema: WeatherSchema,
+    execute: async ({ location }, { abortSignal }) => {
+      const place = await findPlace(location, options, abortSignal);
+      return fetchCurrentWeather(place, options, abortSignal);
+    },
+  });
+}
+
+async function findPlace(name: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Place> {
+  const url = new URL(`${options.geocodingUrl}/v1/search`);
+  url.search = new URLSearchParams({ name, count: '1', language: 'en', format: 'json' }).toString();
+  const body = await getJson(url, options.timeoutMs, abortSignal);
+  // Open-Meteo leaves `results` out entirely when nothing matches.
+  const place = parseResponse(GeocodingResponseSchema, body).results?.[0];
+  if (!place) throw new Error(`Location "${name}" was not found`);
+  return place;
+}
+
+async function fetchCurrentWeather(place: Place, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Weather> {
+  const url = new URL(`${options.forecastUrl}/v1/forecast`);
+  url.search = new URLSearchParams({
+    latitude: String(place.latitude),
+    longitude: String(place.longitude),
+    current: CURRENT_VARIABLES,
+  }).toString();
+  const { current } = parseResponse(ForecastResponseSchema, await getJson(url, options.timeoutMs, abortSignal));
+  return {
+    temperature: current.temperature_2m,
+    feelsLike: current.apparent_temperature,
+    humidity: current.relative_humidity_2m,
+    windSpeed: current.wind_speed_10m,
+    windGust: current.wind_gusts_10m,
+    conditions: describeWeatherCode(current.weather_code),
+    location: place.country ? `${place.name}, ${place.country}` : place.name,
+  };
+}
+
+async function getJson(url: URL, timeoutMs: number, abortSignal?: AbortSignal): Promise<unknown> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = abortSignal ? AbortSignal.any([timeout, abortSignal]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal, headers: { accept: 'application/json' } });
+    if (response.ok) return await response.json();
+  } catch (error) {
+    if (timeout.aborted) throw new Error(`Weather service did not answer within ${timeoutMs} ms`, { cause: error });
+    // Cancelled by the caller (the agent run was aborted): nothing to explain.
+    if (abortSignal?.aborted) throw error;
+    if (error instanceof SyntaxError) throw unexpectedResponse(error);
+    throw new Error('Weather service could not be reached', { cause: error });
+  }
+  // Release the connection; the error body is of no use to the agent.
+  await response.body?.cancel();
+  throw new Error(`Weather service answered ${response.status}`);
+}
+
+function parseResponse<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw unexpectedResponse(parsed.error);
+  return parsed.data;
+}
+
+function unexpectedResponse(cause: unknown): Error {
+  return new Error('Weather service sent an unexpected response', { cause });
+}

@@ -1,0 +1,66 @@
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { RequestContext } from '@mastra/core/request-context';
+import { config } from '../../mastra.config.ts';
+import { agentRequest } from '../contract/agent-request.ts';
+import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
+import { ApiError, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
+import { PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { AGENT_ID, openConversation } from '../threads/conversation.ts';
+import './context.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Reads the body as JSON within the size limit: too large → 413, not JSON → 400. */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  let text = '';
+  await bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, 'INVALID_REQUEST', `Request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBytes: MAX_BODY_BYTES });
+    },
+  })(c, async () => {
+    text = await c.req.text();
+  });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidRequest('Request body must be valid JSON.');
+  }
+}
+
+/**
+ * The one way into the agent for both SPEC routes: parse the body against the
+ * SPEC schema, open the conversation (thread, owner, personality), and build
+ * the agent's input. The handlers only differ in how they answer.
+ */
+export async function prepareAgentCall(c: Context) {
+  const parsed = agentRequest.safeParse(await readJsonBody(c));
+  if (!parsed.success) throw fromZodError(parsed.error);
+  const request = parsed.data;
+  if (!config.model) throw MODEL_NOT_CONFIGURED;
+
+  const agent = c.get('mastra').getAgent(AGENT_ID);
+  const conversation = await openConversation(await agent.getMemory(), {
+    threadId: request.threadId,
+    resourceId: request.resourceId,
+    personality: requestedPersonality(request),
+    title: titleFrom(request.messages),
+  });
+
+  const requestContext = new RequestContext();
+  requestContext.set(PERSONALITY_KEY, conversation.personality);
+  const userId = request.runtimeContext?.metadata?.userId;
+  if (userId) requestContext.set('userId', userId);
+
+  const thread = conversation.thread;
+  return {
+    agent,
+    messages: toAgentMessages(request.messages),
+    options: {
+      requestContext,
+      memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
+    },
+    ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
+  };
+}

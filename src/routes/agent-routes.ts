@@ -1,0 +1,36 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { toGenerateResponse, type MastraGenerateResult } from '../contract/generate-response.ts';
+import { toApiError } from '../contract/errors.ts';
+import { prepareAgentCall } from './agent-call.ts';
+import './context.ts';
+
+/**
+ * SPEC's `/generate` and `/stream` live on the same paths as Mastra's stock
+ * agent routes. Mastra's own clients keep the native protocol: Studio sends
+ * `x-mastra-client-type: studio`, and `@mastra/client-js` users set that header
+ * through the client's `headers` option (see README). Everyone else gets SPEC.
+ */
+export const NATIVE_CLIENT_HEADER = 'x-mastra-client-type';
+export const THREAD_HEADER = 'x-thread-id';
+
+const AGENT_PATH = '/api/agents/companionAgent';
+
+function specOnly(handler: (c: Context) => Promise<Response>): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== 'POST' || c.req.header(NATIVE_CLIENT_HEADER)) return next();
+    return handler(c);
+  };
+}
+
+async function generate(c: Context) {
+  const { agent, messages, options, ids } = await prepareAgentCall(c);
+  const result = await agent
+    .generate(messages, { ...options, abortSignal: c.req.raw.signal })
+    .catch((error: unknown) => {
+      throw toApiError(error);
+    });
+  if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
+  return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
+}
+
+export const agentRoutes = [{ path: `${AGENT_PATH}/generate`, handler: specOnly(generate) }];

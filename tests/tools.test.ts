@@ -1,0 +1,301 @@
+import { isValidationError, noopObserve, type ToolExecutionContext, type ValidationError } from '@mastra/core/tools';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spiritualDestinationsTool } from '../src/mastra/tools/spiritual-destinations-tool.ts';
+import { CONTINENTS, SPIRITUAL_DESTINATIONS } from '../src/mastra/tools/spiritual-destinations.ts';
+import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
+import { describeWeatherCode } from '../src/mastra/tools/wmo-weather-codes.ts';
+import { startOpenMeteoStandIn, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
+
+interface ExecutableTool<Input, Output> {
+  execute?: (input: Input, context: ToolExecutionContext) => Promise<Output | ValidationError | void>;
+}
+
+/**
+ * Calls a tool the way the agent runtime does: input plus an execution context.
+ * Mastra validates both ends and answers a validation error instead of throwing.
+ */
+function execute<Input, Output>(tool: ExecutableTool<Input, Output>, input: Input, abortSignal?: AbortSignal) {
+  if (!tool.execute) throw new Error('The tool has no execute function');
+  return tool.execute(input, { observe: noopObserve, abortSignal });
+}
+
+async function outputOf<Input, Output>(tool: ExecutableTool<Input, Output>, input: Input, abortSignal?: AbortSignal) {
+  const result = await execute(tool, input, abortSignal);
+  if (result === undefined || isValidationError(result)) {
+    throw new Error(`Expected output, got ${JSON.stringify(result)}`);
+  }
+  return result;
+}
+
+function weatherToolFor(service: OpenMeteoStandIn, timeoutMs: number) {
+  return createWeatherTool({ geocodingUrl: service.geocodingUrl, forecastUrl: service.forecastUrl, timeoutMs });
+}
+
+const CURRENT_VARIABLES =
+  'temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,wind_gusts_10m,weather_code';
+
+describe('weatherTool', () => {
+  let standIn: OpenMeteoStandIn;
+  let weatherTool: ReturnType<typeof createWeatherTool>;
+
+  beforeAll(async () => {
+    standIn = await startOpenMeteoStandIn();
+    weatherTool = weatherToolFor(standIn, 1_000);
+  });
+  afterAll(() => standIn.close());
+  beforeEach(() => standIn.reset());
+
+  it('is registered under the id the agent instructions use', () => {
+    expect(weatherTool.id).toBe('weatherTool');
+  });
+
+  it('maps the current conditions of the geocoded place', async () => {
+    expect(await outputOf(weatherTool, { location: 'Paris' })).toEqual({
+      temperature: 17.3,
+      feelsLike: 15.8,
+      humidity: 72,
+      windSpeed: 13.7,
+      windGust: 29.2,
+      conditions: 'Partly cloudy',
+      location: 'Paris, France',
+    });
+  });
+
+  it('geocodes the name, then asks for the forecast at the coordinates found', async () => {
+    const weather = await outputOf(weatherTool, { location: 'Varanasi' });
+
+    expect(weather).toMatchObject({ temperature: 33.6, conditions: 'Thunderstorm', location: 'Varanasi, India' });
+    expect(standIn.requests).toEqual([
+      { path: '/v1/search', query: { name: 'Varanasi', count: '1', language: 'en', format: 'json' } },
+      { path: '/v1/forecast', query: { latitude: '25.31668', longitude: '83.01041', current: CURRENT_VARIABLES } },
+    ]);
+  });
+
+  it('follows weather changes and maps the code to words', async () => {
+    standIn.setWeather('Paris', {
+      temperature_2m: -2.4,
+      apparent_temperature: -7.9,
+      relative_humidity_2m: 91,
+      wind_speed_10m: 22.1,
+      wind_gusts_10m: 47.5,
+      weather_code: 73,
+    });
+
+    expect(await outputOf(weatherTool, { location: 'paris' })).toEqual({
+      temperature: -2.4,
+      feelsLike: -7.9,
+      humidity: 91,
+      windSpeed: 22.1,
+      windGust: 47.5,
+      conditions: 'Moderate snowfall',
+      location: 'Paris, France',
+    });
+  });
+
+  it('names the place alone when it has no country, and sends names with spaces and accents intact', async () => {
+    standIn.places.set('base dumont d’urville', {
+      geocoding: {
+        id: 6696480,
+        name: 'Base Dumont d’Urville',
+        latitude: -66.66278,
+        longitude: 140.00139,
+        elevation: 42,
+        feature_code: 'STNB',
+        country_code: 'AQ',
+        timezone: 'Antarctica/DumontDUrville',
+      },
+      current: {
+        temperature_2m: -11.2,
+        apparent_temperature: -18.6,
+        relative_humidity_2m: 67,
+        wind_speed_10m: 31.3,
+        wind_gusts_10m: 58.4,
+        weather_code: 71,
+      },
+    });
+
+    const weather = await outputOf(weatherTool, { location: 'Base Dumont d’Urville' });
+
+    expect(weather.location).toBe('Base Dumont d’Urville');
+    expect(weather.conditions).toBe('Slight snowfall');
+    expect(standIn.requests[0]?.query.name).toBe('Base Dumont d’Urville');
+  });
+
+  it('says which location was not found, without asking for a forecast', async () => {
+    await expect(execute(weatherTool, { location: 'Atlantis' })).rejects.toThrow('Location "Atlantis" was not found');
+    expect(standIn.requests.map(({ path }) => path)).toEqual(['/v1/search']);
+  });
+
+  it('reports the HTTP status when the service fails', async () => {
+    standIn.failNext(503);
+    await expect(execute(weatherTool, { location: 'Paris' })).rejects.toThrow('Weather service answered 503');
+  });
+
+  it('gives up after the configured timeout', async () => {
+    const impatientTool = weatherToolFor(standIn, 50);
+    standIn.delayMs = 1_000;
+    const startedAt = performance.now();
+
+    await expect(execute(impatientTool, { location: 'Paris' })).rejects.toThrow(
+      'Weather service did not answer within 50 ms',
+    );
+    expect(performance.now() - startedAt).toBeLessThan(500);
+  });
+
+  it('stops as soon as the agent run is aborted', async () => {
+    standIn.delayMs = 1_000;
+    const run = new AbortController();
+    setTimeout(() => run.abort(), 20);
+
+    await expect(execute(weatherTool, { location: 'Paris' }, run.signal)).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('says so when the service cannot be reached', async () => {
+    const closedService = await startOpenMeteoStandIn();
+    await closedService.close();
+    const strandedTool = weatherToolFor(closedService, 1_000);
+
+    await expect(execute(strandedTool, { location: 'Paris' })).rejects.toThrow('Weather service could not be reached');
+  });
+
+  it('refuses a blank location before calling the service', async () => {
+    const result = await execute(weatherTool, { location: '   ' });
+
+    expect(isValidationError(result)).toBe(true);
+    expect(standIn.requests).toEqual([]);
+  });
+});
+
+describe('describeWeatherCode', () => {
+  // Every code in the WMO table of https://open-meteo.com/en/docs.
+  const DOCUMENTED_CODES = [
+    0, 1, 2, 3, 45, 48, 51, 53, 55, 56, 57, 61, 63, 65, 66, 67, 71, 73, 75, 77, 80, 81, 82, 85, 86, 95, 96, 99,
+  ];
+
+  it('gives every documented code its own words', () => {
+    const descriptions = DOCUMENTED_CODES.map(describeWeatherCode);
+
+    expect(descriptions).not.toContain('Unknown');
+    expect(new Set(descriptions).size).toBe(DOCUMENTED_CODES.length);
+  });
+
+  it('uses the wording of the Open-Meteo table', () => {
+    expect(describeWeatherCode(0)).toBe('Clear sky');
+    expect(describeWeatherCode(1)).toBe('Mainly clear');
+    expect(describeWeatherCode(45)).toBe('Fog');
+    expect(describeWeatherCode(48)).toBe('Depositing rime fog');
+    expect(describeWeatherCode(51)).toBe('Light drizzle');
+    expect(describeWeatherCode(82)).toBe('Violent rain showers');
+    expect(describeWeatherCode(99)).toBe('Thunderstorm with heavy hail');
+  });
+
+  it('answers "Unknown" for codes outside the table', () => {
+    expect([4, 50, 100, -1, 2.5].map(describeWeatherCode)).toEqual(Array(5).fill('Unknown'));
+  });
+});
+
+describe('spiritualDestinationsTool', () => {
+  const namesOf = (output: { destinations: Array<{ name: string }> }) => output.destinations.map(({ name }) => name);
+
+  it('is registered under the id the agent instructions use', () => {
+    expect(spiritualDestinationsTool.id).toBe('spiritualDestinationsTool');
+  });
+
+  it('without filters, returns the first five of the catalogue and counts them all', async () => {
+    const output = await outputOf(spiritualDestinationsTool, {});
+
+    expect(namesOf(output)).toEqual(SPIRITUAL_DESTINATIONS.slice(0, 5).map(({ name }) => name));
+    expect(output.total).toBe(SPIRITUAL_DESTINATIONS.length);
+  });
+
+  it('returns everything the agent needs to describe a place and check its weather', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { query: 'Varanasi', limit: 1 });
+
+    expect(output).toEqual({
+      destinations: [
+        {
+          name: 'Varanasi',
+          country: 'India',
+          region: 'Asia',
+          traditions: ['Hinduism'],
+          kind: 'pilgrimage site',
+          description: expect.stringContaining('Ganges'),
+          bestSeason: 'October to March',
+          latitude: 25.3068,
+          longitude: 83.0104,
+        },
+      ],
+      total: 1,
+    });
+  });
+
+  it('filters by continent', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { region: 'Oceania' });
+
+    expect(namesOf(output)).toEqual(['Uluru', 'Nan Tien Temple', 'Cape Reinga (Te Rerenga Wairua)']);
+    expect(output.total).toBe(3);
+  });
+
+  it('filters by tradition, accepting related word forms', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { tradition: 'buddhist', limit: 10 });
+
+    expect(namesOf(output)).toEqual([
+      'Mahabodhi Temple, Bodh Gaya',
+      'Lumbini',
+      'Mount Kailash',
+      'Angkor Wat',
+      'Borobudur',
+      'Mount Koya (Koyasan)',
+      "Paro Taktsang (Tiger's Nest)",
+      'Plum Village',
+      'Nan Tien Temple',
+    ]);
+  });
+
+  it('combines tradition and continent', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { tradition: 'Orthodox', region: 'Africa' });
+
+    expect(namesOf(output)).toEqual(['Rock-Hewn Churches of Lalibela', "Saint Catherine's Monastery"]);
+  });
+
+  it('ranks destinations matching more query words first, then keeps catalogue order', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { query: 'sacred mountain in Tibet', limit: 4 });
+
+    // Kailash matches all three words, the other sacred mountains two, and Bodh Gaya ("most sacred") heads those matching one.
+    expect(namesOf(output)).toEqual(['Mount Kailash', 'Bear Butte', 'Uluru', 'Mahabodhi Temple, Bodh Gaya']);
+    expect(output.total).toBe(9);
+  });
+
+  it('matches any word, ignoring case and accents', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { query: 'TAIZE maori' });
+
+    expect(namesOf(output)).toEqual(['Taizé Community', 'Cape Reinga (Te Rerenga Wairua)']);
+  });
+
+  it('applies the limit after counting every match', async () => {
+    const output = await outputOf(spiritualDestinationsTool, { query: 'Catholic', limit: 2 });
+
+    expect(namesOf(output)).toEqual(['Santiago de Compostela Cathedral', 'Sanctuary of Our Lady of Lourdes']);
+    expect(output.total).toBe(8);
+  });
+
+  it('answers an empty list when nothing matches', async () => {
+    expect(await outputOf(spiritualDestinationsTool, { query: 'Atlantis' })).toEqual({ destinations: [], total: 0 });
+  });
+
+  it('refuses a limit above ten', async () => {
+    expect(isValidationError(await execute(spiritualDestinationsTool, { limit: 11 }))).toBe(true);
+  });
+});
+
+describe('spiritual destinations catalogue', () => {
+  it('holds about thirty distinct places on every continent, with valid coordinates', () => {
+    expect(SPIRITUAL_DESTINATIONS.length).toBeGreaterThanOrEqual(28);
+    expect(new Set(SPIRITUAL_DESTINATIONS.map(({ name }) => name)).size).toBe(SPIRITUAL_DESTINATIONS.length);
+    expect(new Set(SPIRITUAL_DESTINATIONS.map(({ region }) => region))).toEqual(new Set(CONTINENTS));
+    for (const { latitude, longitude } of SPIRITUAL_DESTINATIONS) {
+      expect(Math.abs(latitude)).toBeLessThanOrEqual(90);
+      expect(Math.abs(longitude)).toBeLessThanOrEqual(180);
+    }
+  });
+});
