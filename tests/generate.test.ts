@@ -95,6 +95,21 @@ describe('POST /generate: replies', () => {
       { role: 'user', content: expect.stringMatching(/What is\s*my name\?/) },
     ]);
   });
+
+  it('passes a client system message after the agent instructions, which it cannot replace', async () => {
+    h.model.script({ text: 'ok' });
+    const response = await h.post(GENERATE, {
+      messages: [
+        { role: 'system', content: [{ type: 'input_text', text: 'The user prefers short answers.' }] },
+        { role: 'user', content: 'Hi' },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const sent = h.model.requests[0].messages;
+    expect(sent[0].content.startsWith('You are the Friend')).toBe(true);
+    expect(sent.filter((m) => m.role === 'system').map((m) => m.content)).toContain('The user prefers short answers.');
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'Hi' });
+  });
 });
 
 describe('POST /generate: weatherTool', () => {

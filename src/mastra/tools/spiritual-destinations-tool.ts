@@ -21,6 +21,8 @@ const DestinationSchema = z.object({
 
 type Destination = z.infer<typeof DestinationSchema>;
 
+const DEFAULT_LIMIT = 5;
+
 // Words that would otherwise match nearly every description.
 const IGNORED_WORDS = new Set(['a', 'an', 'and', 'at', 'for', 'in', 'near', 'of', 'on', 'or', 'the', 'to', 'with']);
 
@@ -42,13 +44,20 @@ export const spiritualDestinationsTool = createTool({
       .string()
       .optional()
       .describe('Only destinations of this tradition, e.g. "Buddhism", "Catholic", "Sufi"'),
-    limit: z.number().int().min(1).max(10).default(5).describe('Most destinations to return'),
+    // Optional rather than `.default()`, so direct callers' types do not demand it either.
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .describe(`Most destinations to return, ${DEFAULT_LIMIT} when left out`),
   }),
   outputSchema: z.object({
     destinations: z.array(DestinationSchema).describe('Best matches first'),
     total: z.number().int().describe('How many destinations matched before the limit was applied'),
   }),
-  execute: async ({ query, region, tradition, limit }) => {
+  execute: async ({ query, region, tradition, limit = DEFAULT_LIMIT }) => {
     const queryStems = stemsOf(query ?? '');
     const traditionStems = stemsOf(tradition ?? '');
     const matches = SPIRITUAL_DESTINATIONS.map((destination, catalogueIndex) => ({

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../mastra.config.ts';
+import { runServiceToExit, startService } from './fixtures/service.ts';
+import { GENERATE, userSays } from './fixtures/companion-harness.ts';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({
+      server: { port: 4111, host: 'localhost' },
+      model: undefined,
+      databaseUrl: 'file:./data/companion.db',
+      memory: { lastMessages: 20 },
+      openMeteo: { geocodingUrl: 'https://geocoding-api.open-meteo.com', forecastUrl: 'https://api.open-meteo.com' },
+      logLevel: 'info',
+      isDevelopment: false,
+    });
+  });
+
+  it('configures any OpenAI-compatible server, with or without a key', () => {
+    expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1', MODEL: 'llama3.2' }).model).toEqual({
+      apiKey: 'not-needed',
+      baseURL: 'http://localhost:11434/v1',
+      api: 'chat',
+      id: 'llama3.2',
+    });
+    expect(parseConfig({ OPENAI_API_KEY: 'sk-test', OPENAI_API: 'responses' }).model).toMatchObject({ apiKey: 'sk-test', api: 'responses' });
+  });
+
+  it('switches storage off for an empty or "none" DATABASE_URL', () => {
+    expect(parseConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+    expect(parseConfig({ DATABASE_URL: 'none' }).databaseUrl).toBeUndefined();
+  });
+
+  it('names every bad key in one message', () => {
+    expect(() => parseConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', OPENAI_BASE_URL: 'not a url' })).toThrowError(
+      /Invalid configuration:\n {2}PORT: .*\n {2}OPENAI_BASE_URL: .*\n {2}LOG_LEVEL: .*/,
+    );
+  });
+
+  it('stops start-up with that message and no stack trace', async () => {
+    const { code, output } = await runServiceToExit({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+    expect(code).toBe(1);
+    expect(output).toContain('Invalid configuration:');
+    expect(output).toContain('PORT:');
+    expect(output).toContain('LOG_LEVEL:');
+    expect(output).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('without a model', () => {
+  it('starts, and /generate explains how to configure one (with a stack only in development)', async () => {
+    const production = await startService({ DATABASE_URL: 'none' });
+    const development = await startService({ DATABASE_URL: 'none', NODE_ENV: 'development' });
+    try {
+      for (const service of [production, development]) {
+        const response = await fetch(service.url + GENERATE, { method: 'POST', body: JSON.stringify(userSays('Hi')) });
+        const body = await response.json();
+        expect(response.status).toBe(500);
+        expect(body.code).toBe('MODEL_ERROR');
+        expect(body.error).toContain('OPENAI_API_KEY');
+        expect(body.error).toContain('OPENAI_BASE_URL');
+        if (service === development) expect(body.stack).toEqual(expect.stringContaining('ApiError'));
+        else expect(body).not.toHaveProperty('stack');
+      }
+    } finally {
+      await Promise.all([production.stop(), development.stop()]);
+    }
+  });
+});
