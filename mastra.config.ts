@@ -24,6 +24,8 @@ const EnvSchema = z.object({
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
   OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),
   OPEN_METEO_FORECAST_URL: z.url({ protocol: /^https?$/ }).default('https://api.open-meteo.com'),
+  STREAM_KEEPALIVE_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
+  MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(60_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
@@ -41,6 +43,8 @@ export interface Config {
   modelMaxRetries: number;
   databaseUrl: string | undefined;
   memory: { lastMessages: number };
+  /** SSE comment interval on an idle stream, and how long a run may go without any chunk before it fails. */
+  stream: { keepAliveMs: number; idleTimeoutMs: number };
   openMeteo: { geocodingUrl: string; forecastUrl: string; timeoutMs: number };
   logLevel: Env['LOG_LEVEL'];
   isDevelopment: boolean;
@@ -68,6 +72,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     modelMaxRetries: e.MODEL_MAX_RETRIES,
     databaseUrl: e.DATABASE_URL === '' || e.DATABASE_URL === 'none' ? undefined : e.DATABASE_URL,
     memory: { lastMessages: e.MEMORY_LAST_MESSAGES },
+    stream: { keepAliveMs: e.STREAM_KEEPALIVE_MS, idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS },
     openMeteo: {
       geocodingUrl: e.OPEN_METEO_GEOCODING_URL.replace(/\/$/, ''),
       forecastUrl: e.OPEN_METEO_FORECAST_URL.replace(/\/$/, ''),

@@ -1,7 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse, type MastraGenerateResult } from '../contract/generate-response.ts';
 import { toApiError } from '../contract/errors.ts';
 import { prepareAgentCall } from './agent-call.ts';
+import { pipeSpecEvents } from './spec-stream.ts';
 import './context.ts';
 
 /**
@@ -33,4 +35,26 @@ async function generate(c: Context) {
   return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
 }
 
-export const agentRoutes = [{ path: `${AGENT_PATH}/generate`, handler: specOnly(generate) }];
+/**
+ * Validation, the conversation and the run's start all happen before the first
+ * byte, so a bad request is still a JSON 400. After that, failures are events.
+ */
+async function stream(c: Context) {
+  const { agent, messages, options, ids } = await prepareAgentCall(c);
+  const abort = new AbortController();
+  c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
+  const output = await agent.stream(messages, { ...options, abortSignal: abort.signal }).catch((error: unknown) => {
+    throw toApiError(error);
+  });
+  if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
+  c.header('x-accel-buffering', 'no');
+  return streamSSE(c, async (sse) => {
+    sse.onAbort(() => abort.abort());
+    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort);
+  });
+}
+
+export const agentRoutes = [
+  { path: `${AGENT_PATH}/generate`, handler: specOnly(generate) },
+  { path: `${AGENT_PATH}/stream`, handler: specOnly(stream) },
+];

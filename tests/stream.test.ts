@@ -1,0 +1,241 @@
+import { MastraClient } from '@mastra/client-js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { deferred } from './fixtures/openai-stand-in.ts';
+import { eventsOf, frame, readFrames, sseFrames } from './fixtures/sse.ts';
+
+let h: CompanionHarness;
+beforeAll(async () => {
+  h = await startCompanion();
+});
+afterAll(() => h.close());
+beforeEach(() => h.reset());
+
+const PARIS_WEATHER = {
+  temperature: 17.3,
+  feelsLike: 15.8,
+  humidity: 72,
+  windSpeed: 13.7,
+  windGust: 29.2,
+  conditions: 'Partly cloudy',
+  location: 'Paris, France',
+};
+
+describe('POST /stream: SPEC events', () => {
+  it('streams a text run as exact data frames', async () => {
+    h.model.script({ text: ['Hel', 'lo', ' there'], usage: { inputTokens: 9, outputTokens: 3 } });
+
+    const response = await h.post(STREAM, userSays('Hi'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+
+    const frames = await readFrames(response);
+    const runId = eventsOf(frames)[0].runId;
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(frames).toEqual([
+      frame({ type: 'start', runId }),
+      frame({ type: 'step-start', payload: { stepType: 'initial' }, runId }),
+      frame({ type: 'text', text: 'Hel', runId }),
+      frame({ type: 'text', text: 'lo', runId }),
+      frame({ type: 'text', text: ' there', runId }),
+      frame({ type: 'step-finish', payload: { stepType: 'initial', finishReason: 'stop' }, runId }),
+      frame({ type: 'run-finish', payload: { finishReason: 'stop' }, runId }),
+    ]);
+  });
+
+  it('streams a tool run in SPEC order, with deltas that concatenate to the args JSON', async () => {
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: ['Mild', ' in Paris.'] });
+
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Weather in Paris?'))));
+
+    expect(new Set(events.map((e) => e.runId)).size).toBe(1);
+    expect(events.map((e) => e.type)).toEqual([
+      'start',
+      'step-start',
+      'tool-call-input-streaming-start',
+      ...events.filter((e) => e.type === 'tool-call-delta').map(() => 'tool-call-delta'),
+      'tool-call-input-streaming-end',
+      'tool-call',
+      'tool-result',
+      'step-finish',
+      'step-start',
+      'text',
+      'text',
+      'step-finish',
+      'run-finish',
+    ]);
+    const deltas = events.filter((e) => e.type === 'tool-call-delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(JSON.parse(deltas.map((e) => e.payload.argsTextDelta).join(''))).toEqual({ location: 'Paris' });
+    for (const delta of deltas) expect(delta.payload).toMatchObject({ toolCallId: 'call_1', toolName: 'weatherTool' });
+
+    const byType = (type: string) => events.filter((e) => e.type === type);
+    expect(byType('tool-call-input-streaming-start')[0].payload).toEqual({ toolCallId: 'call_1', toolName: 'weatherTool' });
+    expect(byType('tool-call-input-streaming-end')[0].payload).toEqual({ toolCallId: 'call_1' });
+    expect(byType('tool-call')[0].payload).toEqual({ toolCallId: 'call_1', toolName: 'weatherTool', args: { location: 'Paris' }, providerMetadata: {} });
+    expect(byType('tool-result')[0].payload).toEqual({ toolCallId: 'call_1', toolName: 'weatherTool', result: PARIS_WEATHER });
+    expect(byType('step-start').map((e) => e.payload)).toEqual([{ stepType: 'initial' }, { stepType: 'tool_execution' }]);
+    expect(byType('step-finish').map((e) => e.payload)).toEqual([
+      { stepType: 'initial', finishReason: 'tool_calls' },
+      { stepType: 'tool_execution', finishReason: 'stop' },
+    ]);
+    expect(events.at(-1)).toEqual({ type: 'run-finish', payload: { finishReason: 'stop' }, runId: events[0].runId });
+  });
+
+  it('reports a failed tool as a tool-result with isError, and the run goes on', async () => {
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Atlantis' } }] }, { text: 'I could not find Atlantis.' });
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Weather in Atlantis?'))));
+    const result = events.find((e) => e.type === 'tool-result');
+    expect(result.payload).toEqual({
+      toolCallId: 'call_1',
+      toolName: 'weatherTool',
+      result: { error: expect.stringContaining('Atlantis') },
+      isError: true,
+    });
+    expect(events.at(-1).type).toBe('run-finish');
+  });
+
+  it('is live: the client has chunk 1 before the model sends chunk 2', async () => {
+    const clientSawChunk1 = deferred();
+    h.model.script({ text: ['chunk 1', 'chunk 2'] });
+    h.model.beforeChunk = (index) => (index === 1 ? clientSawChunk1.promise : undefined);
+
+    const response = await h.post(STREAM, userSays('Hi'));
+    const texts: string[] = [];
+    for await (const raw of sseFrames(response)) {
+      const [event] = eventsOf([raw]);
+      if (event?.type !== 'text') continue;
+      texts.push(event.text);
+      // Chunk 2 is held back until this line runs: a buffering server would never get here.
+      if (event.text === 'chunk 1') clientSawChunk1.resolve();
+    }
+    expect(texts).toEqual(['chunk 1', 'chunk 2']);
+  });
+
+  it('answers a bad body with a JSON 400 before any stream starts', async () => {
+    const response = await h.post(STREAM, { messages: [{ role: 'robot', content: 'hi' }] });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', error: expect.stringContaining('messages.0.role') });
+    expect(h.model.requests).toHaveLength(0);
+  });
+});
+
+describe('POST /stream: failures end with one error event', () => {
+  function expectCleanError(events: any[], code: string) {
+    const last = events.at(-1);
+    expect(last).toEqual({ type: 'error', error: { message: expect.any(String), code }, runId: events[0].runId });
+    expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
+    expect(last.error.message).not.toMatch(/\/|\bat\b.*:\d+/);
+  }
+
+  it('a model error before the first token', async () => {
+    h.model.script({ error: { status: 500, message: 'upstream exploded at /srv/model.py:12' } });
+    const response = await h.post(STREAM, userSays('Hi'));
+    expect(response.status).toBe(200);
+    const events = eventsOf(await readFrames(response));
+    expectCleanError(events, 'MODEL_ERROR');
+    expect(events.at(-1).error.message).toBe('The language model request failed (upstream status 500).');
+  });
+
+  it('a connection cut mid-stream', async () => {
+    h.model.script({ text: ['Hel', 'lo', ' there'], cutAfter: 2 });
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Hi'))));
+    expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual(['Hel', 'lo']);
+    expectCleanError(events, 'MODEL_ERROR');
+  });
+
+  it('a stream that ends without a finish reason', async () => {
+    h.model.script({ text: ['Hel', 'lo', ' there'], endAfter: 1 });
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Hi'))));
+    expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual(['Hel']);
+    expectCleanError(events, 'MODEL_ERROR');
+    expect(events.at(-1).error.message).toBe("The model's response stream ended before the reply was complete.");
+    expect(h.model.requests).toHaveLength(1);
+  });
+});
+
+describe('POST /stream: memory and clients', () => {
+  it('saves a streamed turn to the thread like a generated one', async () => {
+    const conversation = { threadId: 'stream-thread', resourceId: 'ada' };
+    h.model.script({ text: ['Nice to meet', ' you, Ada.'] }, { text: 'You are Ada.' });
+
+    await readFrames(await h.post(STREAM, { ...userSays('I am Ada.'), ...conversation }));
+    const response = await h.post(GENERATE, { ...userSays('Who am I?'), ...conversation });
+
+    expect(response.status).toBe(200);
+    expect(h.model.requests[1].messages.slice(1)).toEqual([
+      { role: 'user', content: 'I am Ada.' },
+      { role: 'assistant', content: 'Nice to meet you, Ada.' },
+      { role: 'user', content: 'Who am I?' },
+    ]);
+  });
+
+  it('aborts the model request when the client disconnects, and keeps the user message and the partial reply', async () => {
+    const conversation = { threadId: 'abort-thread', resourceId: 'ada' };
+    h.model.script({ text: ['Once upon', ' a time'], hang: true }, { text: 'ok' });
+
+    const client = new AbortController();
+    const response = await fetch(h.service.url + STREAM, {
+      method: 'POST',
+      body: JSON.stringify({ ...userSays('Tell me a long story.'), ...conversation }),
+      signal: client.signal,
+    });
+    for await (const raw of sseFrames(response)) {
+      if (eventsOf([raw])[0]?.text === ' a time') break;
+    }
+    client.abort();
+    await h.model.requests[0].aborted;
+    expect(h.model.requests[0].wasAborted).toBe(true);
+
+    await h.post(GENERATE, { ...userSays('Go on.'), ...conversation });
+    expect(h.model.requests[1].messages.slice(1)).toEqual([
+      { role: 'user', content: 'Tell me a long story.' },
+      { role: 'assistant', content: 'Once upon a time' },
+      { role: 'user', content: 'Go on.' },
+    ]);
+  });
+
+  it('loses no stored history when the model fails mid-stream', async () => {
+    const conversation = { threadId: 'fault-thread', resourceId: 'ada' };
+    h.model.script({ text: 'Hello Ada.' }, { text: ['Hel', 'lo'], cutAfter: 1 }, { text: 'ok' });
+
+    await h.post(GENERATE, { ...userSays('I am Ada.'), ...conversation });
+    const events = eventsOf(await readFrames(await h.post(STREAM, { ...userSays('Still there?'), ...conversation })));
+    expect(events.at(-1).type).toBe('error');
+    await h.post(GENERATE, { ...userSays('Hello?'), ...conversation });
+
+    const history = h.model.requests[2].messages.slice(1);
+    expect(history.slice(0, 3)).toEqual([
+      { role: 'user', content: 'I am Ada.' },
+      { role: 'assistant', content: 'Hello Ada.' },
+      { role: 'user', content: 'Still there?' },
+    ]);
+    expect(history.at(-1)).toEqual({ role: 'user', content: 'Hello?' });
+  });
+
+  it('gives Studio the native chunk protocol', async () => {
+    h.model.script({ text: ['Hel', 'lo'] });
+    const response = await h.post(STREAM, userSays('Hi'), { 'x-mastra-client-type': 'studio' });
+    const frames = await readFrames(response);
+    expect(frames.at(-1)).toBe('data: [DONE]\n\n');
+    const events = eventsOf(frames.slice(0, -1));
+    expect(events.map((e) => e.type)).toContain('text-delta');
+    expect(events.find((e) => e.type === 'text-delta')).toMatchObject({ payload: { text: 'Hel' } });
+  });
+
+  it('streams to @mastra/client-js through processDataStream', async () => {
+    h.model.script({ text: ['Hel', 'lo'] });
+    const client = new MastraClient({ baseUrl: h.service.url, headers: { 'x-mastra-client-type': 'client-js' } });
+    const response = await client.getAgent('companionAgent').stream('Hi');
+    const texts: string[] = [];
+    await response.processDataStream({
+      onChunk: async (chunk) => {
+        if (chunk.type === 'text-delta') texts.push(chunk.payload.text);
+      },
+    });
+    expect(texts.join('')).toBe('Hello');
+  });
+});
