@@ -20,7 +20,14 @@ const EnvSchema = z.object({
   OPENAI_API: z.enum(['chat', 'responses']).default('chat'),
   MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
   MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  DATABASE_URL: z.string().trim().default('file:./data/companion.db'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .default('file:./data/companion.db')
+    // Checked here, not only in createStorage, so a typo stops start-up alongside every other bad key.
+    .refine((url) => url === '' || url === 'none' || /^(?:file:|libsql:\/\/|https?:\/\/|postgres(?:ql)?:\/\/)/i.test(url), {
+      error: 'must start with file:, libsql://, http(s):// or postgres(ql)://, or be empty or "none" to switch storage off',
+    }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
   OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),
   OPEN_METEO_FORECAST_URL: z.url({ protocol: /^https?$/ }).default('https://api.open-meteo.com'),

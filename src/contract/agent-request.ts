@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PERSONALITIES } from '../mastra/agents/personalities.ts';
+import { tags } from './thread.ts';
 
 /**
  * The SPEC request body of `/generate` and `/stream`. This schema is the single
@@ -42,7 +43,9 @@ export const agentRequest = z
     resourceId: identifier('resourceId').optional(),
     runtimeContext: z
       .looseObject({
-        metadata: z.looseObject({ personality: personality.optional(), userId: z.string().optional() }).optional(),
+        metadata: z
+          .looseObject({ personality: personality.optional(), userId: z.string().optional(), tags: tags.optional() })
+          .optional(),
       })
       .optional(),
     tracingOptions: z

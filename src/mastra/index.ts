@@ -6,19 +6,23 @@ import { createMemory } from './memory.ts';
 import { createStorage } from './storage.ts';
 import { traceId } from '../routes/trace-id.ts';
 import { agentRoutes } from '../routes/agent-routes.ts';
-import { errorHandler } from '../routes/error-handler.ts';
+import { errorHandler, validationErrorHandler } from '../routes/error-handler.ts';
+import { threadRoutes } from '../routes/thread-routes.ts';
 
-const storage = createStorage(config.databaseUrl);
-const memory = createMemory(storage, config.memory);
+// The store belongs to conversation memory alone. Given to Mastra as a whole it would also hold
+// workflow snapshots of every run, so an unreachable store would fail stateless turns too.
+const memory = createMemory(createStorage(config.databaseUrl), config.memory);
 
 export const mastra = new Mastra({
   agents: { companionAgent: createCompanionAgent(memory) },
-  storage,
   logger: new PinoLogger({ name: 'companion-agent', level: config.logLevel }),
   server: {
     port: config.server.port,
     host: config.server.host,
     middleware: [traceId, ...agentRoutes],
     onError: errorHandler,
+    onValidationError: validationErrorHandler,
+    build: { openAPIDocs: true },
+    apiRoutes: threadRoutes,
   },
 });

@@ -1,13 +1,40 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { MastraCompositeStore } from '@mastra/core/storage';
 import { LibSQLStore } from '@mastra/libsql';
+import { PostgresStore } from '@mastra/pg';
 
-/** The persistence store named by `DATABASE_URL`; `undefined` when storage is switched off. */
-export function createStorage(databaseUrl: string | undefined) {
+const STORE_ID = 'companion-store';
+
+/**
+ * The persistence store named by `DATABASE_URL`; `undefined` when storage is switched off.
+ * A local `file:` suits one process; a libSQL server or PostgreSQL lets several replicas share one store.
+ */
+export function createStorage(databaseUrl: string | undefined): MastraCompositeStore | undefined {
   if (!databaseUrl) return undefined;
-  if (databaseUrl.startsWith('file:')) ensureParentDirectory(databaseUrl);
-  return new LibSQLStore({ id: 'companion-store', url: databaseUrl });
+  const scheme = schemeOf(databaseUrl);
+  switch (scheme) {
+    case 'file:':
+      ensureParentDirectory(databaseUrl);
+      return new LibSQLStore({ id: STORE_ID, url: databaseUrl });
+    case 'libsql:':
+    case 'http:':
+    case 'https:':
+      return new LibSQLStore({ id: STORE_ID, url: databaseUrl });
+    case 'postgres:':
+    case 'postgresql:':
+      return new PostgresStore({ id: STORE_ID, connectionString: databaseUrl });
+    default:
+      // Only the scheme is named: the rest of the URL may hold a password.
+      throw new Error(
+        `Unsupported DATABASE_URL scheme "${scheme ?? ''}": use file:, libsql://, http(s):// or postgres(ql)://`,
+      );
+  }
+}
+
+function schemeOf(url: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
 }
 
 // LibSQL creates the database file but not its folder (`./data` on a fresh clone).

@@ -6,7 +6,9 @@ import { agentRequest } from '../contract/agent-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
 import { ApiError, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
 import { PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { STATELESS_KEY } from '../mastra/memory.ts';
 import { AGENT_ID, openConversation } from '../threads/conversation.ts';
+import { lockThread } from '../threads/thread-lock.ts';
 import './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -31,8 +33,9 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 
 /**
  * The one way into the agent for both SPEC routes: parse the body against the
- * SPEC schema, open the conversation (thread, owner, personality), and build
- * the agent's input. The handlers only differ in how they answer.
+ * SPEC schema, wait for the thread's previous turn, open the conversation
+ * (thread, owner, personality), and build the agent's input. The handlers only
+ * differ in how they answer.
  */
 export async function prepareAgentCall(c: Context) {
   const parsed = agentRequest.safeParse(await readJsonBody(c));
@@ -41,19 +44,25 @@ export async function prepareAgentCall(c: Context) {
   if (!config.model) throw MODEL_NOT_CONFIGURED;
 
   const agent = c.get('mastra').getAgent(AGENT_ID);
+  const release = request.threadId ? await lockThread(request.threadId) : () => {};
   const conversation = await openConversation(await agent.getMemory(), {
     threadId: request.threadId,
     resourceId: request.resourceId,
     personality: requestedPersonality(request),
+    tags: request.runtimeContext?.metadata?.tags,
     title: titleFrom(request.messages),
+  }).catch((error: unknown) => {
+    release();
+    throw error;
   });
 
   const requestContext = new RequestContext();
   requestContext.set(PERSONALITY_KEY, conversation.personality);
   const userId = request.runtimeContext?.metadata?.userId;
   if (userId) requestContext.set('userId', userId);
-
   const thread = conversation.thread;
+  if (!thread) requestContext.set(STATELESS_KEY, true);
+
   return {
     agent,
     messages: toAgentMessages(request.messages),
@@ -62,5 +71,7 @@ export async function prepareAgentCall(c: Context) {
       memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
     },
     ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
+    /** Lets the thread's next turn start; call it once this turn's messages are stored. */
+    release,
   };
 }

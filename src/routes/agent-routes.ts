@@ -25,12 +25,13 @@ function specOnly(handler: (c: Context) => Promise<Response>): MiddlewareHandler
 }
 
 async function generate(c: Context) {
-  const { agent, messages, options, ids } = await prepareAgentCall(c);
+  const { agent, messages, options, ids, release } = await prepareAgentCall(c);
   const result = await agent
     .generate(messages, { ...options, abortSignal: c.req.raw.signal })
     .catch((error: unknown) => {
       throw toApiError(error);
-    });
+    })
+    .finally(release);
   if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
   return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
 }
@@ -40,17 +41,18 @@ async function generate(c: Context) {
  * byte, so a bad request is still a JSON 400. After that, failures are events.
  */
 async function stream(c: Context) {
-  const { agent, messages, options, ids } = await prepareAgentCall(c);
+  const { agent, messages, options, ids, release } = await prepareAgentCall(c);
   const abort = new AbortController();
   c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
   const output = await agent.stream(messages, { ...options, abortSignal: abort.signal }).catch((error: unknown) => {
+    release();
     throw toApiError(error);
   });
   if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
   c.header('x-accel-buffering', 'no');
   return streamSSE(c, async (sse) => {
     sse.onAbort(() => abort.abort());
-    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort);
+    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort).finally(release);
   });
 }
 

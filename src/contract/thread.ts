@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
+import { PERSONALITIES } from '../mastra/agents/personalities.ts';
+
+/**
+ * SPEC's Thread record and the thread API's schemas (SPEC shows no thread
+ * operations; the README documents these). The owner is always named by
+ * `resourceId`; another owner's thread is reported as not found.
+ */
+export const tags = z
+  .array(z.string().trim().min(1, 'a tag must not be empty').max(50, 'a tag has at most 50 characters'), {
+    error: 'tags must be an array of strings',
+  })
+  .max(20, 'at most 20 tags');
+
+export const threadSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  resourceId: z.string().describe('Owner user identifier'),
+  agentId: z.string(),
+  createdAt: z.string().describe('ISO 8601'),
+  updatedAt: z.string().describe('ISO 8601'),
+  metadata: z.object({
+    personality: z.enum(PERSONALITIES),
+    createdAt: z.string().describe('ISO 8601'),
+    tags: z.array(z.string()),
+  }),
+});
+
+export type SpecThread = z.infer<typeof threadSchema>;
+
+export const ownerQuery = z.object({
+  resourceId: z.string({ error: 'resourceId is required' }).trim().min(1, 'resourceId is required'),
+});
+
+export const pageQuery = ownerQuery.extend({
+  page: z.coerce.number().int().min(0).default(0),
+  perPage: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export const threadIdParam = z.object({ threadId: z.string().min(1) });
+
+export const threadPatch = z
+  .object({
+    title: z.string().trim().min(1, 'title must not be empty').max(200, 'title has at most 200 characters').optional(),
+    tags: tags.optional(),
+  })
+  .strict()
+  .refine((patch) => patch.title !== undefined || patch.tags !== undefined, 'give title and/or tags');
+
+const pagination = { page: z.number(), perPage: z.number(), total: z.number(), hasMore: z.boolean() };
+
+export const threadList = z.object({ threads: z.array(threadSchema), ...pagination });
+
+export const threadMessage = z.object({
+  id: z.string(),
+  role: z.string(),
+  content: z.string().describe('The text of the message'),
+  createdAt: z.string().describe('ISO 8601'),
+});
+
+export const messageList = z.object({ messages: z.array(threadMessage), ...pagination });
+
+export function toSpecThread(thread: StorageThreadType): SpecThread {
+  const metadata = thread.metadata ?? {};
+  return {
+    id: thread.id,
+    title: thread.title ?? '',
+    resourceId: thread.resourceId,
+    agentId: typeof metadata.agentId === 'string' ? metadata.agentId : 'companionAgent',
+    createdAt: new Date(thread.createdAt).toISOString(),
+    updatedAt: new Date(thread.updatedAt).toISOString(),
+    metadata: {
+      personality: (metadata.personality as SpecThread['metadata']['personality']) ?? 'friend',
+      createdAt: typeof metadata.createdAt === 'string' ? metadata.createdAt : new Date(thread.createdAt).toISOString(),
+      tags: Array.isArray(metadata.tags) ? metadata.tags : [],
+    },
+  };
+}
+
+export function toThreadMessage(message: MastraDBMessage): z.infer<typeof threadMessage> {
+  const parts = message.content?.parts ?? [];
+  const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  return {
+    id: message.id,
+    role: message.role,
+    content: text || (typeof message.content?.content === 'string' ? message.content.content : ''),
+    createdAt: new Date(message.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,104 @@
+import { createRoute } from '@mastra/server/server-adapter';
+import type { Mastra } from '@mastra/core/mastra';
+import { z } from 'zod';
+import {
+  messageList,
+  ownerQuery,
+  pageQuery,
+  threadIdParam,
+  threadList,
+  threadPatch,
+  threadSchema,
+  toSpecThread,
+  toThreadMessage,
+} from '../contract/thread.ts';
+import { AGENT_ID } from '../threads/conversation.ts';
+import { specErrors } from './error-handler.ts';
+import {
+  deleteOwnedThread,
+  getOwnedThread,
+  listOwnedThreads,
+  listThreadMessages,
+  requireMemory,
+  updateOwnedThread,
+} from '../threads/thread-service.ts';
+
+/**
+ * The thread API: each route is data (method, path, schemas) so Mastra's
+ * server validates it and documents it in OpenAPI. Paths live outside `/api`,
+ * which Mastra reserves for its own routes.
+ */
+const TAGS = ['Threads'];
+
+async function memoryOf(mastra: Mastra) {
+  return requireMemory(await mastra.getAgent(AGENT_ID).getMemory());
+}
+
+export const threadRoutes = [
+  createRoute({
+    method: 'GET',
+    path: '/threads',
+    responseType: 'json',
+    queryParamSchema: pageQuery,
+    responseSchema: threadList,
+    summary: "List a user's threads, most recently active first",
+    tags: TAGS,
+    handler: async ({ mastra, resourceId, page, perPage }) => {
+      const result = await listOwnedThreads(await memoryOf(mastra), resourceId, page, perPage);
+      return { threads: result.threads.map(toSpecThread), page, perPage, total: result.total, hasMore: result.hasMore };
+    },
+  }),
+  createRoute({
+    method: 'GET',
+    path: '/threads/:threadId',
+    responseType: 'json',
+    pathParamSchema: threadIdParam,
+    queryParamSchema: ownerQuery,
+    responseSchema: threadSchema,
+    summary: 'Read one thread',
+    tags: TAGS,
+    handler: async ({ mastra, threadId, resourceId }) =>
+      toSpecThread(await getOwnedThread(await memoryOf(mastra), threadId, resourceId)),
+  }),
+  createRoute({
+    method: 'GET',
+    path: '/threads/:threadId/messages',
+    responseType: 'json',
+    pathParamSchema: threadIdParam,
+    queryParamSchema: pageQuery,
+    responseSchema: messageList,
+    summary: "Read a thread's messages, oldest first",
+    tags: TAGS,
+    handler: async ({ mastra, threadId, resourceId, page, perPage }) => {
+      const result = await listThreadMessages(await memoryOf(mastra), threadId, resourceId, page, perPage);
+      return { messages: result.messages.map(toThreadMessage), page, perPage, total: result.total, hasMore: result.hasMore };
+    },
+  }),
+  createRoute({
+    method: 'PATCH',
+    path: '/threads/:threadId',
+    responseType: 'json',
+    pathParamSchema: threadIdParam,
+    queryParamSchema: ownerQuery,
+    bodySchema: threadPatch,
+    responseSchema: threadSchema,
+    summary: 'Rename a thread and/or replace its tags',
+    tags: TAGS,
+    handler: async ({ mastra, threadId, resourceId, title, tags }) =>
+      toSpecThread(await updateOwnedThread(await memoryOf(mastra), threadId, resourceId, { title, tags })),
+  }),
+  createRoute({
+    method: 'DELETE',
+    path: '/threads/:threadId',
+    responseType: 'json',
+    pathParamSchema: threadIdParam,
+    queryParamSchema: ownerQuery,
+    responseSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
+    summary: 'Delete a thread and its messages',
+    tags: TAGS,
+    handler: async ({ mastra, threadId, resourceId }) => {
+      await deleteOwnedThread(await memoryOf(mastra), threadId, resourceId);
+      return { id: threadId, deleted: true as const };
+    },
+  }),
+].map(specErrors);
