@@ -6,6 +6,7 @@ import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } fro
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { readFrames } from './fixtures/sse.ts';
+import { seedThread } from './fixtures/seed-thread.ts';
 
 /** The same memory suite runs on an embedded LibSQL file and on a real PostgreSQL server. */
 const STORES: Array<{ name: string; databaseUrl: () => Promise<string>; cleanUp: () => Promise<void> }> = [
@@ -314,23 +315,4 @@ describe('memory switched off or unreachable', () => {
 
 function textOf(message: MastraDBMessage) {
   return (message.content.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-}
-
-/** Writes a thread with `count` alternating messages straight into the store, as a long history would have left them. */
-async function seedThread(databaseUrl: string, ids: { threadId: string; resourceId: string }, count: number) {
-  const memory = (await createStorage(databaseUrl)!.getStore('memory'))!;
-  const start = Date.now() - count - 60_000;
-  const now = new Date();
-  await memory.saveThread({
-    thread: { id: ids.threadId, resourceId: ids.resourceId, title: 'long', createdAt: now, updatedAt: now, metadata: { personality: 'friend' } },
-  });
-  const messages: MastraDBMessage[] = Array.from({ length: count }, (_, i) => ({
-    id: randomUUID(),
-    threadId: ids.threadId,
-    resourceId: ids.resourceId,
-    role: i % 2 === 0 ? 'user' : 'assistant',
-    createdAt: new Date(start + i),
-    content: { format: 2, parts: [{ type: 'text', text: `seeded message ${i + 1}` }] },
-  }));
-  for (let i = 0; i < messages.length; i += 1_000) await memory.saveMessages({ messages: messages.slice(i, i + 1_000) });
 }
