@@ -48,6 +48,19 @@ describe('configuration', () => {
   });
 });
 
+describe('with an unreachable model server', () => {
+  it('answers 500 MODEL_ERROR saying the server could not be reached', async () => {
+    const service = await startService({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    try {
+      const response = await fetch(service.url + GENERATE, { method: 'POST', body: JSON.stringify(userSays('Hi')) });
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ error: 'The language model server could not be reached.', code: 'MODEL_ERROR', details: {} });
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe('without a model', () => {
   it('starts, and /generate explains how to configure one (with a stack only in development)', async () => {
     const production = await startService({ DATABASE_URL: 'none' });

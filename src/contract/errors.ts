@@ -66,11 +66,11 @@ function upstreamStatus(error: unknown, depth = 0): number | undefined {
   return upstreamStatus(e.lastError, depth + 1) ?? upstreamStatus(e.cause, depth + 1);
 }
 
-function errorName(error: unknown, depth = 0): string[] {
+function errorNames(error: unknown, depth = 0): string[] {
   if (!error || typeof error !== 'object' || depth > 5) return [];
-  const e = error as { name?: unknown; id?: unknown; cause?: unknown; lastError?: unknown };
-  const names = [e.name, e.id].filter((n): n is string => typeof n === 'string');
-  return [...names, ...errorName(e.lastError, depth + 1), ...errorName(e.cause, depth + 1)];
+  const e = error as { name?: unknown; cause?: unknown; lastError?: unknown };
+  const names = typeof e.name === 'string' ? [e.name] : [];
+  return [...names, ...errorNames(e.lastError, depth + 1), ...errorNames(e.cause, depth + 1)];
 }
 
 /**
@@ -79,11 +79,11 @@ function errorName(error: unknown, depth = 0): string[] {
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const classified = classify(error);
+  const classified = classifyAgentFailure(error);
   return new ApiError(classified.status, classified.code, classified.message, classified.details, error);
 }
 
-function classify(error: unknown): ApiError {
+function classifyAgentFailure(error: unknown): ApiError {
   const status = upstreamStatus(error);
   if (status === 429) {
     return new ApiError(429, 'RATE_LIMITED', 'The language model is rate limiting requests; try again shortly.', { upstreamStatus: status });
@@ -91,13 +91,8 @@ function classify(error: unknown): ApiError {
   if (status !== undefined) {
     return new ApiError(500, 'MODEL_ERROR', `The language model request failed (upstream status ${status}).`, { upstreamStatus: status });
   }
-  const names = errorName(error);
-  if (names.some((n) => n.includes('LoadAPIKeyError'))) return MODEL_NOT_CONFIGURED;
-  if (names.some((n) => n === 'AbortError' || n === 'TimeoutError')) {
-    return new ApiError(500, 'MODEL_ERROR', 'The language model request was aborted or timed out.');
-  }
-  if (names.some((n) => /TOOL/i.test(n))) {
-    return new ApiError(500, 'TOOL_EXECUTION_FAILED', 'A tool failed while the agent was answering.');
+  if (errorNames(error).includes('AI_APICallError')) {
+    return new ApiError(500, 'MODEL_ERROR', 'The language model server could not be reached.');
   }
   return new ApiError(500, 'MODEL_ERROR', 'The agent failed to produce a response.');
 }
