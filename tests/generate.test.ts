@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATE, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf, GENERATE, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { PARIS_WEATHER } from './fixtures/open-meteo-stand-in.ts';
 
 let h: CompanionHarness;
 
@@ -89,7 +90,7 @@ describe('POST /generate: replies', () => {
       ],
     });
     expect(response.status).toBe(200);
-    expect(h.model.requests[0].messages.slice(1)).toEqual([
+    expect(conversationOf(h.model.requests[0])).toEqual([
       { role: 'user', content: 'My name is Ada.' },
       { role: 'assistant', content: 'Nice to meet you, Ada.' },
       { role: 'user', content: expect.stringMatching(/What is\s*my name\?/) },
@@ -125,16 +126,7 @@ describe('POST /generate: weatherTool', () => {
     expect(response.status).toBe(200);
     expect(body.text).toBe('It is 17.3 °C and partly cloudy in Paris.');
     expect(body.toolCalls).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', args: { location: 'Paris' } }]);
-    const weather = {
-      temperature: 17.3,
-      feelsLike: 15.8,
-      humidity: 72,
-      windSpeed: 13.7,
-      windGust: 29.2,
-      conditions: 'Partly cloudy',
-      location: 'Paris, France',
-    };
-    expect(body.toolResults).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', result: weather }]);
+    expect(body.toolResults).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', result: PARIS_WEATHER }]);
     expect(body.steps.map((s: { stepType: string; finishReason: string }) => [s.stepType, s.finishReason])).toEqual([
       ['initial', 'tool_calls'],
       ['tool_execution', 'stop'],
@@ -150,7 +142,7 @@ describe('POST /generate: weatherTool', () => {
       current: 'temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,wind_gusts_10m,weather_code',
     });
     const toolMessage = h.model.requests[1].messages.find((m) => m.role === 'tool');
-    expect(JSON.parse(toolMessage!.content)).toEqual(weather);
+    expect(JSON.parse(toolMessage!.content)).toEqual(PARIS_WEATHER);
   });
 
   it('tells the model when a place is unknown, and still answers', async () => {

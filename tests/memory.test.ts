@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MastraDBMessage } from '@mastra/core/memory';
 import { createStorage } from '../src/mastra/storage.ts';
-import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { readFrames } from './fixtures/sse.ts';
@@ -48,7 +48,7 @@ describe.each(STORES)('memory on $name', (store) => {
   const send = (method: string, path: string, body?: unknown) =>
     fetch(h.service.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const turn = (text: string, ids: Record<string, unknown>) => h.post(GENERATE, { ...userSays(text), ...ids });
-  const modelSaw = (request = 0) => h.model.requests[request].messages.filter((m) => m.role !== 'system');
+  const modelSaw = (request = 0) => conversationOf(h.model.requests[request]);
 
   describe('semantics', () => {
     it('threadId + resourceId: creates the thread, then continues it', async () => {
@@ -139,7 +139,7 @@ describe.each(STORES)('memory on $name', (store) => {
       expect(h.model.requests[0].toolNames).toContain('updateWorkingMemory');
       const systemOfNewThread = h.model.requests[2].messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
       expect(systemOfNewThread).toContain('Name: Grace');
-      expect(h.model.requests[2].messages.filter((m) => m.role !== 'system')).toEqual([{ role: 'user', content: 'Hello!' }]);
+      expect(conversationOf(h.model.requests[2])).toEqual([{ role: 'user', content: 'Hello!' }]);
     });
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { GENERATE, startCompanion, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf, GENERATE, startCompanion, type CompanionHarness } from './fixtures/companion-harness.ts';
 
 // OPENAI_API=responses: the OpenAI Responses API, with history sent inline so it
 // works on servers other than OpenAI's own (no `item_reference`s).
@@ -24,7 +24,7 @@ it('answers through /v1/responses and continues a thread with inline history', a
   ]);
   const secondTurn = h.model.requests[1];
   expect(secondTurn.body.store).toBe(false);
-  expect(secondTurn.messages.filter((m) => m.role !== 'system')).toEqual([
+  expect(conversationOf(secondTurn)).toEqual([
     { role: 'user', content: 'I am Ada.' },
     { role: 'assistant', content: 'Nice to meet you, Ada.' },
     { role: 'user', content: 'What is my name?' },

@@ -1,7 +1,8 @@
 import { MastraClient } from '@mastra/client-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
+import { PARIS_WEATHER } from './fixtures/open-meteo-stand-in.ts';
 import { eventsOf, frame, readFrames, sseFrames } from './fixtures/sse.ts';
 
 let h: CompanionHarness;
@@ -10,16 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(() => h.reset());
-
-const PARIS_WEATHER = {
-  temperature: 17.3,
-  feelsLike: 15.8,
-  humidity: 72,
-  windSpeed: 13.7,
-  windGust: 29.2,
-  conditions: 'Partly cloudy',
-  location: 'Paris, France',
-};
 
 describe('POST /stream: SPEC events', () => {
   it('streams a text run as exact data frames', async () => {
@@ -166,7 +157,7 @@ describe('POST /stream: memory and clients', () => {
     const response = await h.post(GENERATE, { ...userSays('Who am I?'), ...conversation });
 
     expect(response.status).toBe(200);
-    expect(h.model.requests[1].messages.filter((m) => m.role !== 'system')).toEqual([
+    expect(conversationOf(h.model.requests[1])).toEqual([
       { role: 'user', content: 'I am Ada.' },
       { role: 'assistant', content: 'Nice to meet you, Ada.' },
       { role: 'user', content: 'Who am I?' },
@@ -191,7 +182,7 @@ describe('POST /stream: memory and clients', () => {
     expect(h.model.requests[0].wasAborted).toBe(true);
 
     await h.post(GENERATE, { ...userSays('Go on.'), ...conversation });
-    expect(h.model.requests[1].messages.filter((m) => m.role !== 'system')).toEqual([
+    expect(conversationOf(h.model.requests[1])).toEqual([
       { role: 'user', content: 'Tell me a long story.' },
       { role: 'assistant', content: 'Once upon a time' },
       { role: 'user', content: 'Go on.' },
@@ -207,7 +198,7 @@ describe('POST /stream: memory and clients', () => {
     expect(events.at(-1).type).toBe('error');
     await h.post(GENERATE, { ...userSays('Hello?'), ...conversation });
 
-    const history = h.model.requests[2].messages.filter((m) => m.role !== 'system');
+    const history = conversationOf(h.model.requests[2]);
     expect(history.slice(0, 3)).toEqual([
       { role: 'user', content: 'I am Ada.' },
       { role: 'assistant', content: 'Hello Ada.' },
