@@ -47,6 +47,13 @@ describe('POST /generate: replies', () => {
     for (const key of ['reasoning', 'sources', 'files']) expect(body[key]).toEqual([]);
   });
 
+  it('lets browser clients read the trace and thread ids', async () => {
+    h.model.script({ text: 'ok' });
+    const response = await h.post(GENERATE, userSays('Hi'), { origin: 'https://app.example' });
+    const exposed = response.headers.get('access-control-expose-headers')!.toLowerCase().split(',');
+    expect(exposed).toEqual(expect.arrayContaining(['x-trace-id', 'x-thread-id']));
+  });
+
   it('gives every request its own trace id', async () => {
     h.model.script({ text: 'one' }, { text: 'two' });
     const first = await (await h.post(GENERATE, userSays('a'))).json();

@@ -4,8 +4,8 @@ import { config } from '../../mastra.config.ts';
 import { createCompanionAgent } from './agents/companion-agent.ts';
 import { createMemory } from './memory.ts';
 import { createStorage } from './storage.ts';
-import { traceId } from '../routes/trace-id.ts';
-import { agentRoutes } from '../routes/agent-routes.ts';
+import { TRACE_HEADER, traceId } from '../routes/trace-id.ts';
+import { agentRoutes, THREAD_HEADER } from '../routes/agent-routes.ts';
 import { errorHandler, validationErrorHandler } from '../routes/error-handler.ts';
 import { threadRoutes } from '../routes/thread-routes.ts';
 
@@ -23,6 +23,8 @@ export const mastra = new Mastra({
     onError: errorHandler,
     onValidationError: validationErrorHandler,
     build: { openAPIDocs: true },
+    // Browser clients need to read the ids the SPEC routes answer with.
+    cors: { exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
     apiRoutes: threadRoutes,
   },
 });
