@@ -53,6 +53,11 @@ describe('weatherTool', () => {
     expect(await outputOf(weatherTool, { location: 'Paris' })).toEqual(PARIS_WEATHER);
   });
 
+  it('looks up only the place name when the model adds a region or country', async () => {
+    expect(await outputOf(weatherTool, { location: 'Paris, France' })).toEqual(PARIS_WEATHER);
+    expect(standIn.requests[0].query.name).toBe('Paris');
+  });
+
   it('geocodes the name, then asks for the forecast at the coordinates found', async () => {
     const weather = await outputOf(weatherTool, { location: 'Varanasi' });
 

@@ -75,13 +75,15 @@ export function createWeatherTool(options: WeatherToolOptions) {
   });
 }
 
-async function findPlace(name: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Place> {
+async function findPlace(location: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Place> {
+  // Open-Meteo matches names only: "Paris, France" finds nothing, "Paris" does.
+  const name = location.split(',')[0]!.trim() || location;
   const url = new URL(`${options.geocodingUrl}/v1/search`);
   url.search = new URLSearchParams({ name, count: '1', language: 'en', format: 'json' }).toString();
   const body = await getJson(url, options.timeoutMs, abortSignal);
   // Open-Meteo leaves `results` out entirely when nothing matches.
   const place = parseResponse(GeocodingResponseSchema, body).results?.[0];
-  if (!place) throw new Error(`Location "${name}" was not found`);
+  if (!place) throw new Error(`Location "${location}" was not found`);
   return place;
 }
 
