@@ -4,7 +4,7 @@ import type { MastraDBMessage } from '@mastra/core/memory';
 import { createStorage } from '../src/mastra/storage.ts';
 import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
-import { tempDatabaseUrl } from './fixtures/service.ts';
+import { startService, tempDatabaseUrl } from './fixtures/service.ts';
 import { readFrames } from './fixtures/sse.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 
@@ -264,6 +264,25 @@ describe.each(STORES)('memory on $name', (store) => {
         expect(stored.map(([role]) => role)).toEqual(Array.from({ length: 10 }, () => ['user', 'assistant']).flat());
         const userTexts = stored.filter(([role]) => role === 'user').map(([, text]) => text);
         expect(userTexts.sort()).toEqual(Array.from({ length: 10 }, (_, k) => `message ${k}`));
+      }
+    });
+
+    it('lets a second replica on the same store continue the thread', async () => {
+      const ids = { threadId: randomUUID(), resourceId: 'replicated' };
+      const { PORT: _port, ...env } = h.service.env;
+      const replica = await startService(env);
+      try {
+        h.model.script({ text: 'Noted: tea.' }, { text: 'Tea.' });
+        await turn('I drink tea.', ids);
+        const response = await fetch(replica.url + GENERATE, { method: 'POST', body: JSON.stringify({ ...userSays('What do I drink?'), ...ids }) });
+        expect(response.status).toBe(200);
+        expect(modelSaw(1)).toEqual([
+          { role: 'user', content: 'I drink tea.' },
+          { role: 'assistant', content: 'Noted: tea.' },
+          { role: 'user', content: 'What do I drink?' },
+        ]);
+      } finally {
+        await replica.stop();
       }
     });
 

@@ -11,10 +11,10 @@ import { AGENT_ID, openConversation } from '../threads/conversation.ts';
 import { lockThread } from '../threads/thread-lock.ts';
 import './context.ts';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Reads the body as JSON within the size limit: too large → 413, not JSON → 400. */
-export async function readJsonBody(c: Context): Promise<unknown> {
+async function readJsonBody(c: Context): Promise<unknown> {
   let text = '';
   await bodyLimit({
     maxSize: MAX_BODY_BYTES,
