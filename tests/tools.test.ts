@@ -53,6 +53,13 @@ describe('weatherTool', () => {
     expect(await outputOf(weatherTool, { location: 'Paris' })).toEqual(PARIS_WEATHER);
   });
 
+  it('uses given coordinates as they are, without a name lookup', async () => {
+    const weather = await outputOf(weatherTool, { location: 'Kashi Vishwanath Temple', latitude: 25.31668, longitude: 83.01041 });
+    expect(weather).toMatchObject({ location: 'Kashi Vishwanath Temple', temperature: 33.6, conditions: 'Thunderstorm' });
+    expect(standIn.requests.map((r) => r.path)).toEqual(['/v1/forecast']);
+    expect(standIn.requests[0].query).toMatchObject({ latitude: '25.31668', longitude: '83.01041' });
+  });
+
   it('looks up only the place name when the model adds a region or country', async () => {
     expect(await outputOf(weatherTool, { location: 'Paris, France' })).toEqual(PARIS_WEATHER);
     expect(standIn.requests[0].query.name).toBe('Paris');

@@ -66,10 +66,16 @@ export function createWeatherTool(options: WeatherToolOptions) {
         .trim()
         .min(1)
         .describe('Name of a city, town or landmark, e.g. "Varanasi"; without region or country'),
+      latitude: z.number().min(-90).max(90).optional().describe('Known latitude, e.g. from spiritualDestinationsTool; skips the name lookup'),
+      longitude: z.number().min(-180).max(180).optional().describe('Known longitude, given together with latitude'),
     }),
     outputSchema: WeatherSchema,
-    execute: async ({ location }, { abortSignal }) => {
-      const place = await findPlace(location, options, abortSignal);
+    execute: async ({ location, latitude, longitude }, { abortSignal }) => {
+      // Sacred sites ("Paro Taktsang") rarely geocode by name; their catalogue coordinates always work.
+      const place =
+        latitude !== undefined && longitude !== undefined
+          ? { name: location, latitude, longitude }
+          : await findPlace(location, options, abortSignal);
       return fetchCurrentWeather(place, options, abortSignal);
     },
   });
