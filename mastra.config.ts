@@ -12,6 +12,14 @@ const optionalString = z
   .transform((value) => value || undefined)
   .optional();
 
+/** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */
+export const DATABASE_SCHEMES = ['file:', 'libsql:', 'http:', 'https:', 'postgres:', 'postgresql:'];
+export const DATABASE_SCHEMES_TEXT = 'file:, libsql://, http(s):// or postgres(ql)://';
+
+export function schemeOf(url: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4111),
   HOST: z.string().trim().min(1).default('localhost'),
@@ -25,8 +33,8 @@ const EnvSchema = z.object({
     .trim()
     .default('file:./data/companion.db')
     // Checked here, not only in createStorage, so a typo stops start-up alongside every other bad key.
-    .refine((url) => url === '' || url === 'none' || /^(?:file:|libsql:\/\/|https?:\/\/|postgres(?:ql)?:\/\/)/i.test(url), {
-      error: 'must start with file:, libsql://, http(s):// or postgres(ql)://, or be empty or "none" to switch storage off',
+    .refine((url) => url === '' || url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
+      error: `must start with ${DATABASE_SCHEMES_TEXT}, or be empty or "none" to switch storage off`,
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
   OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GENERATE, startCompanion, userSays } from '../tests/fixtures/companion-harness.ts';
+import { createStorage } from '../src/mastra/storage.ts';
 import { seedThread } from '../tests/fixtures/seed-thread.ts';
 import { tempDatabaseUrl } from '../tests/fixtures/service.ts';
 
@@ -17,8 +18,10 @@ const WARM_UP = 3;
 const databaseUrl = tempDatabaseUrl();
 const short = { threadId: randomUUID(), resourceId: 'bench' };
 const long = { threadId: randomUUID(), resourceId: 'bench' };
-await seedThread(databaseUrl, short, 10);
-await seedThread(databaseUrl, long, 10_000);
+const storage = createStorage(databaseUrl)!;
+await seedThread(storage, short, 10);
+await seedThread(storage, long, 10_000);
+await storage.close();
 
 const h = await startCompanion({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' });
 const timings = { short: [] as number[], long: [] as number[] };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MastraDBMessage } from '@mastra/core/memory';
+import type { MastraCompositeStore } from '@mastra/core/storage';
 import { createStorage } from '../src/mastra/storage.ts';
 import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
@@ -25,21 +26,23 @@ const WINDOW = 6;
 
 describe.each(STORES)('memory on $name', (store) => {
   let h: CompanionHarness;
-  let databaseUrl: string;
+  /** The store as a second replica would see it: one handle for the whole suite. */
+  let storage: MastraCompositeStore;
 
   beforeAll(async () => {
-    databaseUrl = await store.databaseUrl();
+    const databaseUrl = await store.databaseUrl();
+    storage = createStorage(databaseUrl)!;
     h = await startCompanion({ DATABASE_URL: databaseUrl, MEMORY_LAST_MESSAGES: String(WINDOW) });
   });
   afterAll(async () => {
     await h.close();
+    await storage.close();
     await store.cleanUp();
   });
   beforeEach(() => h.reset());
 
-  /** The store as a second replica would see it. */
   async function storedMessages(threadId: string) {
-    const memory = await createStorage(databaseUrl)!.getStore('memory');
+    const memory = await storage.getStore('memory');
     const { messages } = await memory!.listMessages({ threadId, perPage: false, orderBy: { field: 'createdAt', direction: 'ASC' } });
     return messages.map((m: MastraDBMessage) => [m.role, textOf(m)]);
   }
@@ -97,6 +100,9 @@ describe.each(STORES)('memory on $name', (store) => {
     });
 
     it('neither: a stateless turn that stores nothing', async () => {
+      const memory = (await storage.getStore('memory'))!;
+      const storedThreads = async () => (await memory.listThreads({ perPage: false })).total;
+      const threadsBefore = await storedThreads();
       h.model.script({ text: 'Hi.' });
       const response = await turn('Hello', {});
       expect(response.status).toBe(200);
@@ -104,6 +110,7 @@ describe.each(STORES)('memory on $name', (store) => {
       const body = await response.json();
       expect(body.response.uiMessages[0].metadata).not.toHaveProperty('threadId');
       expect(h.model.requests[0].toolNames).not.toContain('updateWorkingMemory');
+      expect(await storedThreads()).toBe(threadsBefore);
     });
 
     it('threadId alone: 400, because a thread always has an owner', async () => {
@@ -236,7 +243,7 @@ describe.each(STORES)('memory on $name', (store) => {
   describe('scale', () => {
     it('sends the model only the recent window of a long thread', async () => {
       const ids = { threadId: randomUUID(), resourceId: 'long' };
-      await seedThread(databaseUrl, ids, 10_000);
+      await seedThread(storage, ids, 10_000);
       h.model.script({ text: 'still here' });
 
       await turn('latest', ids);

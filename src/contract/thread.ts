@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
-import { PERSONALITIES } from '../mastra/agents/personalities.ts';
+import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
 
 /**
  * SPEC's Thread record and the thread API's schemas (SPEC shows no thread
@@ -61,17 +62,23 @@ export const threadMessage = z.object({
 
 export const messageList = z.object({ messages: z.array(threadMessage), ...pagination });
 
+/** The personality a thread was stored with; `friend` for a thread stored without a valid one. */
+export function storedPersonality(thread: StorageThreadType): Personality {
+  const personality = thread.metadata?.personality;
+  return isPersonality(personality) ? personality : DEFAULT_PERSONALITY;
+}
+
 export function toSpecThread(thread: StorageThreadType): SpecThread {
   const metadata = thread.metadata ?? {};
   return {
     id: thread.id,
     title: thread.title ?? '',
     resourceId: thread.resourceId,
-    agentId: typeof metadata.agentId === 'string' ? metadata.agentId : 'companionAgent',
+    agentId: typeof metadata.agentId === 'string' ? metadata.agentId : COMPANION_AGENT_ID,
     createdAt: new Date(thread.createdAt).toISOString(),
     updatedAt: new Date(thread.updatedAt).toISOString(),
     metadata: {
-      personality: (metadata.personality as SpecThread['metadata']['personality']) ?? 'friend',
+      personality: storedPersonality(thread),
       createdAt: typeof metadata.createdAt === 'string' ? metadata.createdAt : new Date(thread.createdAt).toISOString(),
       tags: Array.isArray(metadata.tags) ? metadata.tags : [],
     },

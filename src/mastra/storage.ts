@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
+import { DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
 
 const STORE_ID = 'companion-store';
 
@@ -27,14 +28,8 @@ export function createStorage(databaseUrl: string | undefined): MastraCompositeS
       return new PostgresStore({ id: STORE_ID, connectionString: databaseUrl });
     default:
       // Only the scheme is named: the rest of the URL may hold a password.
-      throw new Error(
-        `Unsupported DATABASE_URL scheme "${scheme ?? ''}": use file:, libsql://, http(s):// or postgres(ql)://`,
-      );
+      throw new Error(`Unsupported DATABASE_URL scheme "${scheme ?? ''}": use ${DATABASE_SCHEMES_TEXT}`);
   }
-}
-
-function schemeOf(url: string): string | undefined {
-  return /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
 }
 
 // LibSQL creates the database file but not its folder (`./data` on a fresh clone).

@@ -5,9 +5,9 @@ import { config } from '../../mastra.config.ts';
 import { agentRequest } from '../contract/agent-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
 import { ApiError, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
-import { PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
-import { AGENT_ID, openConversation } from '../threads/conversation.ts';
+import { openConversation } from '../threads/conversation.ts';
 import { lockThread } from '../threads/thread-lock.ts';
 import './context.ts';
 
@@ -43,7 +43,7 @@ export async function prepareAgentCall(c: Context) {
   const request = parsed.data;
   if (!config.model) throw MODEL_NOT_CONFIGURED;
 
-  const agent = c.get('mastra').getAgent(AGENT_ID);
+  const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
   const release = request.threadId ? await lockThread(request.threadId) : () => {};
   const conversation = await openConversation(await agent.getMemory(), {
     threadId: request.threadId,

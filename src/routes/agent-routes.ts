@@ -43,7 +43,6 @@ async function generate(c: Context) {
 async function stream(c: Context) {
   const { agent, messages, options, ids, release } = await prepareAgentCall(c);
   const abort = new AbortController();
-  c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
   const output = await agent.stream(messages, { ...options, abortSignal: abort.signal }).catch((error: unknown) => {
     release();
     throw toApiError(error);
@@ -51,6 +50,7 @@ async function stream(c: Context) {
   if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
   c.header('x-accel-buffering', 'no');
   return streamSSE(c, async (sse) => {
+    // The client hanging up cancels the SSE stream; that stops the model request too.
     sse.onAbort(() => abort.abort());
     await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort).finally(release);
   });

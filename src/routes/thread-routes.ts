@@ -12,7 +12,7 @@ import {
   toSpecThread,
   toThreadMessage,
 } from '../contract/thread.ts';
-import { AGENT_ID } from '../threads/conversation.ts';
+import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { specErrors } from './error-handler.ts';
 import {
   deleteOwnedThread,
@@ -20,7 +20,7 @@ import {
   listOwnedThreads,
   listThreadMessages,
   requireMemory,
-  updateOwnedThread,
+  updateThread,
 } from '../threads/thread-service.ts';
 
 /**
@@ -31,7 +31,7 @@ import {
 const TAGS = ['Threads'];
 
 async function memoryOf(mastra: Mastra) {
-  return requireMemory(await mastra.getAgent(AGENT_ID).getMemory());
+  return requireMemory(await mastra.getAgent(COMPANION_AGENT_ID).getMemory());
 }
 
 export const threadRoutes = [
@@ -84,8 +84,11 @@ export const threadRoutes = [
     responseSchema: threadSchema,
     summary: 'Rename a thread and/or replace its tags',
     tags: TAGS,
-    handler: async ({ mastra, threadId, resourceId, title, tags }) =>
-      toSpecThread(await updateOwnedThread(await memoryOf(mastra), threadId, resourceId, { title, tags })),
+    handler: async ({ mastra, threadId, resourceId, title, tags }) => {
+      const memory = await memoryOf(mastra);
+      const thread = await getOwnedThread(memory, threadId, resourceId);
+      return toSpecThread(await updateThread(memory, thread, { title, metadata: tags ? { tags } : {} }));
+    },
   }),
   createRoute({
     method: 'DELETE',

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
-import { ApiError, invalidRequest } from '../contract/errors.ts';
-import { DEFAULT_PERSONALITY, isPersonality, type Personality } from '../mastra/agents/personalities.ts';
-
-export const AGENT_ID = 'companionAgent';
+import { invalidRequest } from '../contract/errors.ts';
+import { storedPersonality } from '../contract/thread.ts';
+import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
+import { createOwnedThread, findOwnedThread, memoryNotInitialized, updateThread } from './thread-service.ts';
 
 /**
  * Where a turn lives. Both ids → that thread of that user (created on first
@@ -33,70 +34,29 @@ export async function openConversation(memory: MastraMemory | undefined, request
   }
   if (!memory) throw memoryNotInitialized();
   const id = threadId ?? randomUUID();
-  const existing = await withStore(() => memory.getThreadById({ threadId: id }));
-  if (existing && existing.resourceId !== resourceId) throw threadNotFound(id);
+  const existing = await findOwnedThread(memory, id, resourceId);
   const thread = existing
     ? await updateIfChanged(memory, existing, request)
-    : await withStore(() =>
-        memory.createThread({
-          threadId: id,
-          resourceId,
-          title: request.title,
-          metadata: {
-            agentId: AGENT_ID,
-            personality: request.personality ?? DEFAULT_PERSONALITY,
-            createdAt: new Date().toISOString(),
-            tags: request.tags ?? [],
-          },
-        }),
-      );
+    : await createOwnedThread(memory, {
+        threadId: id,
+        resourceId,
+        title: request.title,
+        metadata: {
+          agentId: COMPANION_AGENT_ID,
+          personality: request.personality ?? DEFAULT_PERSONALITY,
+          createdAt: new Date().toISOString(),
+          tags: request.tags ?? [],
+        },
+      });
   return { personality: storedPersonality(thread), thread: { threadId: id, resourceId } };
 }
 
-async function updateIfChanged(memory: MastraMemory, thread: StorageThreadType, request: ConversationRequest) {
-  const metadata = thread.metadata ?? {};
-  const personalityChanged = request.personality && request.personality !== metadata.personality;
+/** A request that names a personality or tags changes the thread's stored ones. */
+function updateIfChanged(memory: MastraMemory, thread: StorageThreadType, request: ConversationRequest) {
+  const personalityChanged = request.personality && request.personality !== thread.metadata?.personality;
   if (!personalityChanged && !request.tags) return thread;
-  return withStore(() =>
-    memory.updateThread({
-      id: thread.id,
-      title: thread.title ?? request.title,
-      metadata: {
-        ...metadata,
-        personality: request.personality ?? metadata.personality,
-        tags: request.tags ?? metadata.tags ?? [],
-      },
-    }),
-  );
-}
-
-function storedPersonality(thread: StorageThreadType): Personality {
-  const personality = thread.metadata?.personality;
-  return isPersonality(personality) ? personality : DEFAULT_PERSONALITY;
-}
-
-export function threadNotFound(threadId: string) {
-  return new ApiError(404, 'NOT_FOUND', `Thread ${threadId} was not found for this resource.`, { threadId });
-}
-
-export function memoryNotInitialized(cause?: unknown) {
-  return new ApiError(
-    500,
-    'MEMORY_NOT_INITIALIZED',
-    cause
-      ? 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.'
-      : 'Conversation memory is switched off (DATABASE_URL is empty or "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
-    {},
-    cause,
-  );
-}
-
-/** Store failures become MEMORY_NOT_INITIALIZED rather than an anonymous 500. */
-export async function withStore<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw memoryNotInitialized(error);
-  }
+  const metadata: Record<string, unknown> = {};
+  if (request.personality) metadata.personality = request.personality;
+  if (request.tags) metadata.tags = request.tags;
+  return updateThread(memory, thread, { metadata });
 }

@@ -1,20 +1,74 @@
-import type { MastraMemory } from '@mastra/core/memory';
-import { memoryNotInitialized, threadNotFound, withStore } from './conversation.ts';
+import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
+import { ApiError } from '../contract/errors.ts';
 
 /**
- * Thread operations on behalf of one owner (`resourceId`). Every operation
- * looks the thread up first and treats another owner's thread exactly like a
- * missing one, so ids cannot be probed.
+ * Thread storage on behalf of one owner (`resourceId`), shared by the agent
+ * routes and the thread API. Every operation looks the thread up first and
+ * treats another owner's thread exactly like a missing one, so ids cannot be
+ * probed; store failures become MEMORY_NOT_INITIALIZED.
  */
+export function threadNotFound(threadId: string) {
+  return new ApiError(404, 'NOT_FOUND', `Thread ${threadId} was not found for this resource.`, { threadId });
+}
+
+export function memoryNotInitialized(cause?: unknown) {
+  return new ApiError(
+    500,
+    'MEMORY_NOT_INITIALIZED',
+    cause
+      ? 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.'
+      : 'Conversation memory is switched off (DATABASE_URL is empty or "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
+    {},
+    cause,
+  );
+}
+
+async function withStore<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw memoryNotInitialized(error);
+  }
+}
+
 export function requireMemory(memory: MastraMemory | undefined): MastraMemory {
   if (!memory) throw memoryNotInitialized();
   return memory;
 }
 
-export async function getOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
+/** The owner's thread, `null` when there is none yet; another owner's thread is a 404. */
+export async function findOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
   const thread = await withStore(() => memory.getThreadById({ threadId }));
-  if (!thread || thread.resourceId !== resourceId) throw threadNotFound(threadId);
+  if (thread && thread.resourceId !== resourceId) throw threadNotFound(threadId);
   return thread;
+}
+
+export async function getOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
+  const thread = await findOwnedThread(memory, threadId, resourceId);
+  if (!thread) throw threadNotFound(threadId);
+  return thread;
+}
+
+export function createOwnedThread(
+  memory: MastraMemory,
+  thread: { threadId: string; resourceId: string; title: string; metadata: Record<string, unknown> },
+) {
+  return withStore(() => memory.createThread(thread));
+}
+
+/** Changes the title and/or metadata fields given, keeping the rest of the thread's metadata. */
+export function updateThread(
+  memory: MastraMemory,
+  thread: StorageThreadType,
+  change: { title?: string; metadata?: Record<string, unknown> },
+) {
+  return withStore(() =>
+    memory.updateThread({
+      id: thread.id,
+      title: change.title ?? thread.title ?? '',
+      metadata: { ...thread.metadata, ...change.metadata },
+    }),
+  );
 }
 
 export function listOwnedThreads(memory: MastraMemory, resourceId: string, page: number, perPage: number) {
@@ -27,23 +81,6 @@ export async function listThreadMessages(memory: MastraMemory, threadId: string,
   await getOwnedThread(memory, threadId, resourceId);
   return withStore(() =>
     memory.recall({ threadId, resourceId, page, perPage, orderBy: { field: 'createdAt', direction: 'ASC' } }),
-  );
-}
-
-export async function updateOwnedThread(
-  memory: MastraMemory,
-  threadId: string,
-  resourceId: string,
-  patch: { title?: string; tags?: string[] },
-) {
-  const thread = await getOwnedThread(memory, threadId, resourceId);
-  const metadata = thread.metadata ?? {};
-  return withStore(() =>
-    memory.updateThread({
-      id: threadId,
-      title: patch.title ?? thread.title ?? '',
-      metadata: patch.tags ? { ...metadata, tags: patch.tags } : metadata,
-    }),
   );
 }
 

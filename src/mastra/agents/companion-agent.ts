@@ -7,6 +7,8 @@ import { createWeatherTool } from '../tools/weather-tool.ts';
 import { spiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
 
+export const COMPANION_AGENT_ID = 'companionAgent';
+
 /** The request-context key that selects the voice; the SPEC routes set it, Studio users may too. */
 export const PERSONALITY_KEY = 'personality';
 
@@ -17,7 +19,7 @@ function personalityOf(requestContext: RequestContext) {
 
 export function createCompanionAgent(memory: MastraMemory | undefined) {
   return new Agent({
-    id: 'companionAgent',
+    id: COMPANION_AGENT_ID,
     name: 'Companion Agent',
     description: 'A conversational companion with four voices (guru, wanderer, friend, philosopher) that can check the weather and suggest spiritual destinations.',
     instructions: ({ requestContext }) => instructionsFor(personalityOf(requestContext)),
