@@ -2,15 +2,14 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
- * The service's whole configuration: one typed object, parsed once from the
- * environment (and a `.env` file when present). Every key is documented in
- * `.env.example`; bad values stop start-up with one message naming each bad key.
+ * @module The service's whole configuration: one typed object, parsed from the
+ * environment (and a `.env` file when present) by the entry points only
+ * (`src/server.ts`, `src/mastra/index.ts`), then handed to the composition root.
+ * Every key is documented in `.env.example`; an empty value means "unset", so a
+ * copied `.env.example` starts the service; bad values stop start-up with one
+ * message naming each bad key.
  */
-const optionalString = z
-  .string()
-  .trim()
-  .transform((value) => value || undefined)
-  .optional();
+const optionalString = z.string().trim().optional();
 
 /** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */
 export const DATABASE_SCHEMES = ['file:', 'libsql:', 'http:', 'https:', 'postgres:', 'postgresql:'];
@@ -33,8 +32,8 @@ const EnvSchema = z.object({
     .trim()
     .default('file:./data/companion.db')
     // Checked here, not only in createStorage, so a typo stops start-up alongside every other bad key.
-    .refine((url) => url === '' || url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
-      error: `must start with ${DATABASE_SCHEMES_TEXT}, or be empty or "none" to switch storage off`,
+    .refine((url) => url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
+      error: `must start with ${DATABASE_SCHEMES_TEXT}, or be "none" to switch storage off`,
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
   OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),
@@ -54,8 +53,8 @@ export interface Config {
   model:
     | { apiKey: string; baseURL: string | undefined; api: 'chat' | 'responses'; id: string }
     | undefined;
-  /** `undefined` when storage is switched off (`DATABASE_URL` empty or `none`). */
   modelMaxRetries: number;
+  /** `undefined` when storage is switched off (`DATABASE_URL=none`). */
   databaseUrl: string | undefined;
   memory: { lastMessages: number };
   /** SSE comment interval on an idle stream, and how long a run may go without any chunk before it fails. */
@@ -65,8 +64,13 @@ export interface Config {
   isDevelopment: boolean;
 }
 
+/** Empty (or blank) values count as unset, so `KEY=` in a copied `.env.example` means "use the default". */
+function withoutEmptyValues(env: Record<string, string | undefined>) {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+}
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = EnvSchema.safeParse(withoutEmptyValues(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
@@ -85,7 +89,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         }
       : undefined,
     modelMaxRetries: e.MODEL_MAX_RETRIES,
-    databaseUrl: e.DATABASE_URL === '' || e.DATABASE_URL === 'none' ? undefined : e.DATABASE_URL,
+    databaseUrl: e.DATABASE_URL === 'none' ? undefined : e.DATABASE_URL,
     memory: { lastMessages: e.MEMORY_LAST_MESSAGES },
     stream: { keepAliveMs: e.STREAM_KEEPALIVE_MS, idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS },
     openMeteo: {
@@ -98,8 +102,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
-// A bad configuration is an operator's mistake, not a crash: one message, exit 1, no stack trace.
-function loadConfig(): Config {
+/**
+ * The environment's configuration, for the entry points. A bad configuration is
+ * an operator's mistake, not a crash: one message, exit 1, no stack trace.
+ */
+export function loadConfig(): Config {
   if (existsSync('.env')) process.loadEnvFile('.env');
   try {
     return parseConfig(process.env);
@@ -108,5 +115,3 @@ function loadConfig(): Config {
     process.exit(1);
   }
 }
-
-export const config: Config = loadConfig();

@@ -1,5 +1,9 @@
+/**
+ * @module The production entry point (`npm start`): the Mastra server from the
+ * environment's configuration, without the Studio UI (`npm run dev` has it).
+ */
 import { createNodeServer } from '@mastra/deployer/server';
-import { mastra } from './mastra/index.ts';
+import { loadConfig } from '../mastra.config.ts';
+import { createMastra } from './app.ts';
 
-// The production entry point (`npm start`): the Mastra server, without the Studio UI (`npm run dev` has it).
-await createNodeServer(mastra, { tools: {}, studio: false });
+await createNodeServer(createMastra(loadConfig()), { tools: {}, studio: false });

@@ -27,9 +27,15 @@ describe('configuration', () => {
     expect(parseConfig({ OPENAI_API_KEY: 'sk-test', OPENAI_API: 'responses' }).model).toMatchObject({ apiKey: 'sk-test', api: 'responses' });
   });
 
-  it('switches storage off for an empty or "none" DATABASE_URL', () => {
-    expect(parseConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+  it('switches storage off for DATABASE_URL "none"', () => {
     expect(parseConfig({ DATABASE_URL: 'none' }).databaseUrl).toBeUndefined();
+  });
+
+  it('treats empty values as unset, so a copied .env.example starts with the defaults', () => {
+    const config = parseConfig({ DATABASE_URL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: ' ', PORT: '' });
+    expect(config.databaseUrl).toBe('file:./data/companion.db');
+    expect(config.model).toBeUndefined();
+    expect(config.server.port).toBe(4111);
   });
 
   it('names every bad key in one message', () => {

@@ -1,10 +1,12 @@
+/**
+ * @module The SPEC agent routes' shared way in: body, thread, personality, agent input.
+ */
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { RequestContext } from '@mastra/core/request-context';
-import { config } from '../../mastra.config.ts';
 import { agentRequest } from '../contract/agent-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
-import { ApiError, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
+import { bodyTooLarge, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
@@ -19,7 +21,7 @@ async function readJsonBody(c: Context): Promise<unknown> {
   await bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new ApiError(413, 'INVALID_REQUEST', `Request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBytes: MAX_BODY_BYTES });
+      throw bodyTooLarge(MAX_BODY_BYTES);
     },
   })(c, async () => {
     text = await c.req.text();
@@ -37,11 +39,11 @@ async function readJsonBody(c: Context): Promise<unknown> {
  * (thread, owner, personality), and build the agent's input. The handlers only
  * differ in how they answer.
  */
-export async function prepareAgentCall(c: Context) {
+export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean }) {
   const parsed = agentRequest.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
   const request = parsed.data;
-  if (!config.model) throw MODEL_NOT_CONFIGURED;
+  if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
 
   const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
   const release = request.threadId ? await lockThread(request.threadId) : () => {};

@@ -3,11 +3,11 @@ import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse, type MastraGenerateResult } from '../contract/generate-response.ts';
 import { toApiError } from '../contract/errors.ts';
 import { prepareAgentCall } from './agent-call.ts';
-import { pipeSpecEvents } from './spec-stream.ts';
+import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
 import './context.ts';
 
 /**
- * SPEC's `/generate` and `/stream` live on the same paths as Mastra's stock
+ * @module SPEC's `/generate` and `/stream` live on the same paths as Mastra's stock
  * agent routes. Mastra's own clients keep the native protocol: Studio sends
  * `x-mastra-client-type: studio`, and `@mastra/client-js` users set that header
  * through the client's `headers` option (see README). Everyone else gets SPEC.
@@ -24,8 +24,20 @@ function specOnly(handler: (c: Context) => Promise<Response>): MiddlewareHandler
   };
 }
 
-async function generate(c: Context) {
-  const { agent, messages, options, ids, release } = await prepareAgentCall(c);
+export interface AgentRouteOptions {
+  modelConfigured: boolean;
+  stream: StreamTiming;
+}
+
+export function createAgentRoutes(routeOptions: AgentRouteOptions) {
+  return [
+    { path: `${AGENT_PATH}/generate`, handler: specOnly((c) => generate(c, routeOptions)) },
+    { path: `${AGENT_PATH}/stream`, handler: specOnly((c) => stream(c, routeOptions)) },
+  ];
+}
+
+async function generate(c: Context, routeOptions: AgentRouteOptions) {
+  const { agent, messages, options, ids, release } = await prepareAgentCall(c, routeOptions);
   const result = await agent
     .generate(messages, { ...options, abortSignal: c.req.raw.signal })
     .catch((error: unknown) => {
@@ -40,8 +52,8 @@ async function generate(c: Context) {
  * Validation, the conversation and the run's start all happen before the first
  * byte, so a bad request is still a JSON 400. After that, failures are events.
  */
-async function stream(c: Context) {
-  const { agent, messages, options, ids, release } = await prepareAgentCall(c);
+async function stream(c: Context, routeOptions: AgentRouteOptions) {
+  const { agent, messages, options, ids, release } = await prepareAgentCall(c, routeOptions);
   const abort = new AbortController();
   const output = await agent.stream(messages, { ...options, abortSignal: abort.signal }).catch((error: unknown) => {
     release();
@@ -52,11 +64,6 @@ async function stream(c: Context) {
   return streamSSE(c, async (sse) => {
     // The client hanging up cancels the SSE stream; that stops the model request too.
     sse.onAbort(() => abort.abort());
-    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort).finally(release);
+    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort, routeOptions.stream).finally(release);
   });
 }
-
-export const agentRoutes = [
-  { path: `${AGENT_PATH}/generate`, handler: specOnly(generate) },
-  { path: `${AGENT_PATH}/stream`, handler: specOnly(stream) },
-];

@@ -1,19 +1,18 @@
 import type { SSEStreamingApi } from 'hono/streaming';
-import { config } from '../../mastra.config.ts';
-import { ApiError, toApiError } from '../contract/errors.ts';
+import { type ApiError, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
 import { createStreamEventMapper, errorEvent, type MastraChunk, type SpecEvent } from '../contract/stream-events.ts';
 
 const IDLE = Symbol('idle');
 
-export const MODEL_CUT_OFF = new ApiError(500, 'MODEL_ERROR', "The model's response stream ended before the reply was complete.");
-export const MODEL_TIMED_OUT = new ApiError(
-  500,
-  'MODEL_ERROR',
-  `The model sent nothing for ${config.stream.idleTimeoutMs} ms; the run was stopped.`,
-);
+export interface StreamTiming {
+  /** SSE comment interval on an idle stream. */
+  keepAliveMs: number;
+  /** How long a run may go without any chunk before it fails. */
+  idleTimeoutMs: number;
+}
 
 /**
- * Writes a Mastra run to an SSE stream as SPEC events, live: each chunk is
+ * @module Writes a Mastra run to an SSE stream as SPEC events, live: each chunk is
  * mapped and flushed as it arrives. Every way the run can go wrong (an error
  * chunk, a stream cut off without a finish reason, no chunk for too long)
  * ends in exactly one `error` event, and the upstream call is aborted.
@@ -23,10 +22,11 @@ export async function pipeSpecEvents(
   runId: string,
   sse: SSEStreamingApi,
   abort: AbortController,
+  timing: StreamTiming,
 ) {
   const map = createStreamEventMapper(runId);
   const reader = fullStream.getReader();
-  const keepAlive = startKeepAlive(sse);
+  const keepAlive = startKeepAlive(sse, timing.keepAliveMs);
   const send = async (event: SpecEvent) => {
     await sse.writeSSE({ data: JSON.stringify(event) });
     keepAlive.wrote();
@@ -38,8 +38,8 @@ export async function pipeSpecEvents(
 
   try {
     for (;;) {
-      const next = await readWithin(reader, config.stream.idleTimeoutMs);
-      if (next === IDLE) return await fail(MODEL_TIMED_OUT);
+      const next = await readWithin(reader, timing.idleTimeoutMs);
+      if (next === IDLE) return await fail(modelTimedOut(timing.idleTimeoutMs));
       if (next.done || sse.aborted) return;
       const mapped = map(next.value);
       if (mapped.kind === 'event') await send(mapped.event);
@@ -65,9 +65,8 @@ async function readWithin<T>(reader: ReadableStreamDefaultReader<T>, ms: number)
 }
 
 /** An SSE comment (`: keep-alive`) whenever nothing was written for a while, so proxies keep the stream open. */
-function startKeepAlive(sse: SSEStreamingApi) {
+function startKeepAlive(sse: SSEStreamingApi, interval: number) {
   let lastWrite = Date.now();
-  const interval = config.stream.keepAliveMs;
   const timer = setInterval(() => {
     if (Date.now() - lastWrite < interval) return;
     lastWrite = Date.now();

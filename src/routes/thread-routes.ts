@@ -13,7 +13,6 @@ import {
   toThreadMessage,
 } from '../contract/thread.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
-import { specErrors } from './error-handler.ts';
 import {
   deleteOwnedThread,
   getOwnedThread,
@@ -24,7 +23,7 @@ import {
 } from '../threads/thread-service.ts';
 
 /**
- * The thread API: each route is data (method, path, schemas) so Mastra's
+ * @module The thread API: each route is data (method, path, schemas) so Mastra's
  * server validates it and documents it in OpenAPI. Paths live outside `/api`,
  * which Mastra reserves for its own routes.
  */
@@ -34,74 +33,77 @@ async function memoryOf(mastra: Mastra) {
   return requireMemory(await mastra.getAgent(COMPANION_AGENT_ID).getMemory());
 }
 
-export const threadRoutes = [
-  createRoute({
-    method: 'GET',
-    path: '/threads',
-    responseType: 'json',
-    queryParamSchema: pageQuery,
-    responseSchema: threadList,
-    summary: "List a user's threads, most recently active first",
-    tags: TAGS,
-    handler: async ({ mastra, resourceId, page, perPage }) => {
-      const result = await listOwnedThreads(await memoryOf(mastra), resourceId, page, perPage);
-      return { threads: result.threads.map(toSpecThread), page, perPage, total: result.total, hasMore: result.hasMore };
-    },
-  }),
-  createRoute({
-    method: 'GET',
-    path: '/threads/:threadId',
-    responseType: 'json',
-    pathParamSchema: threadIdParam,
-    queryParamSchema: ownerQuery,
-    responseSchema: threadSchema,
-    summary: 'Read one thread',
-    tags: TAGS,
-    handler: async ({ mastra, threadId, resourceId }) =>
-      toSpecThread(await getOwnedThread(await memoryOf(mastra), threadId, resourceId)),
-  }),
-  createRoute({
-    method: 'GET',
-    path: '/threads/:threadId/messages',
-    responseType: 'json',
-    pathParamSchema: threadIdParam,
-    queryParamSchema: pageQuery,
-    responseSchema: messageList,
-    summary: "Read a thread's messages, oldest first",
-    tags: TAGS,
-    handler: async ({ mastra, threadId, resourceId, page, perPage }) => {
-      const result = await listThreadMessages(await memoryOf(mastra), threadId, resourceId, page, perPage);
-      return { messages: result.messages.map(toThreadMessage), page, perPage, total: result.total, hasMore: result.hasMore };
-    },
-  }),
-  createRoute({
-    method: 'PATCH',
-    path: '/threads/:threadId',
-    responseType: 'json',
-    pathParamSchema: threadIdParam,
-    queryParamSchema: ownerQuery,
-    bodySchema: threadPatch,
-    responseSchema: threadSchema,
-    summary: 'Rename a thread and/or replace its tags',
-    tags: TAGS,
-    handler: async ({ mastra, threadId, resourceId, title, tags }) => {
-      const memory = await memoryOf(mastra);
-      const thread = await getOwnedThread(memory, threadId, resourceId);
-      return toSpecThread(await updateThread(memory, thread, { title, metadata: tags ? { tags } : {} }));
-    },
-  }),
-  createRoute({
-    method: 'DELETE',
-    path: '/threads/:threadId',
-    responseType: 'json',
-    pathParamSchema: threadIdParam,
-    queryParamSchema: ownerQuery,
-    responseSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
-    summary: 'Delete a thread and its messages',
-    tags: TAGS,
-    handler: async ({ mastra, threadId, resourceId }) => {
-      await deleteOwnedThread(await memoryOf(mastra), threadId, resourceId);
-      return { id: threadId, deleted: true as const };
-    },
-  }),
-].map(specErrors);
+/** `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts). */
+export function createThreadRoutes(specErrors: <R extends { handler(params: any): Promise<unknown> }>(route: R) => R) {
+  return [
+    createRoute({
+      method: 'GET',
+      path: '/threads',
+      responseType: 'json',
+      queryParamSchema: pageQuery,
+      responseSchema: threadList,
+      summary: "List a user's threads, most recently active first",
+      tags: TAGS,
+      handler: async ({ mastra, resourceId, page, perPage }) => {
+        const result = await listOwnedThreads(await memoryOf(mastra), resourceId, page, perPage);
+        return { threads: result.threads.map(toSpecThread), page, perPage, total: result.total, hasMore: result.hasMore };
+      },
+    }),
+    createRoute({
+      method: 'GET',
+      path: '/threads/:threadId',
+      responseType: 'json',
+      pathParamSchema: threadIdParam,
+      queryParamSchema: ownerQuery,
+      responseSchema: threadSchema,
+      summary: 'Read one thread',
+      tags: TAGS,
+      handler: async ({ mastra, threadId, resourceId }) =>
+        toSpecThread(await getOwnedThread(await memoryOf(mastra), threadId, resourceId)),
+    }),
+    createRoute({
+      method: 'GET',
+      path: '/threads/:threadId/messages',
+      responseType: 'json',
+      pathParamSchema: threadIdParam,
+      queryParamSchema: pageQuery,
+      responseSchema: messageList,
+      summary: "Read a thread's messages, oldest first",
+      tags: TAGS,
+      handler: async ({ mastra, threadId, resourceId, page, perPage }) => {
+        const result = await listThreadMessages(await memoryOf(mastra), threadId, resourceId, page, perPage);
+        return { messages: result.messages.map(toThreadMessage), page, perPage, total: result.total, hasMore: result.hasMore };
+      },
+    }),
+    createRoute({
+      method: 'PATCH',
+      path: '/threads/:threadId',
+      responseType: 'json',
+      pathParamSchema: threadIdParam,
+      queryParamSchema: ownerQuery,
+      bodySchema: threadPatch,
+      responseSchema: threadSchema,
+      summary: 'Rename a thread and/or replace its tags',
+      tags: TAGS,
+      handler: async ({ mastra, threadId, resourceId, title, tags }) => {
+        const memory = await memoryOf(mastra);
+        const thread = await getOwnedThread(memory, threadId, resourceId);
+        return toSpecThread(await updateThread(memory, thread, { title, metadata: tags ? { tags } : {} }));
+      },
+    }),
+    createRoute({
+      method: 'DELETE',
+      path: '/threads/:threadId',
+      responseType: 'json',
+      pathParamSchema: threadIdParam,
+      queryParamSchema: ownerQuery,
+      responseSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
+      summary: 'Delete a thread and its messages',
+      tags: TAGS,
+      handler: async ({ mastra, threadId, resourceId }) => {
+        await deleteOwnedThread(await memoryOf(mastra), threadId, resourceId);
+        return { id: threadId, deleted: true as const };
+      },
+    }),
+  ].map(specErrors);
+}

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
-import { invalidRequest } from '../contract/errors.ts';
+import { invalidRequest, memoryNotInitialized } from '../contract/errors.ts';
 import { storedPersonality } from '../contract/thread.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
-import { createOwnedThread, findOwnedThread, memoryNotInitialized, updateThread } from './thread-service.ts';
+import { createOwnedThread, findOwnedThread, updateThread } from './thread-service.ts';
 
 /**
  * Where a turn lives. Both ids → that thread of that user (created on first

@@ -1,28 +1,12 @@
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
-import { ApiError } from '../contract/errors.ts';
+import { memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
 
 /**
- * Thread storage on behalf of one owner (`resourceId`), shared by the agent
+ * @module Thread storage on behalf of one owner (`resourceId`), shared by the agent
  * routes and the thread API. Every operation looks the thread up first and
  * treats another owner's thread exactly like a missing one, so ids cannot be
  * probed; store failures become MEMORY_NOT_INITIALIZED.
  */
-export function threadNotFound(threadId: string) {
-  return new ApiError(404, 'NOT_FOUND', `Thread ${threadId} was not found for this resource.`, { threadId });
-}
-
-export function memoryNotInitialized(cause?: unknown) {
-  return new ApiError(
-    500,
-    'MEMORY_NOT_INITIALIZED',
-    cause
-      ? 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.'
-      : 'Conversation memory is switched off (DATABASE_URL is empty or "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
-    {},
-    cause,
-  );
-}
-
 async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();

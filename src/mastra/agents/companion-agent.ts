@@ -1,7 +1,8 @@
+/** @module The companion: four voices, two tools, conversation memory — all from the options given. */
 import { Agent } from '@mastra/core/agent';
 import type { MastraMemory } from '@mastra/core/memory';
 import type { RequestContext } from '@mastra/core/request-context';
-import { config } from '../../../mastra.config.ts';
+import type { Config } from '../../../mastra.config.ts';
 import { createCompanionModel, modelProviderOptions } from '../model.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
 import { spiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
@@ -17,19 +18,26 @@ function personalityOf(requestContext: RequestContext) {
   return isPersonality(requested) ? requested : DEFAULT_PERSONALITY;
 }
 
-export function createCompanionAgent(memory: MastraMemory | undefined) {
+export interface CompanionAgentOptions {
+  model: Config['model'];
+  modelMaxRetries: number;
+  openMeteo: Config['openMeteo'];
+  memory: MastraMemory | undefined;
+}
+
+export function createCompanionAgent({ model, modelMaxRetries, openMeteo, memory }: CompanionAgentOptions) {
   return new Agent({
     id: COMPANION_AGENT_ID,
     name: 'Companion Agent',
     description: 'A conversational companion with four voices (guru, wanderer, friend, philosopher) that can check the weather and suggest spiritual destinations.',
     instructions: ({ requestContext }) => instructionsFor(personalityOf(requestContext)),
-    model: createCompanionModel(config.model),
-    maxRetries: config.modelMaxRetries,
+    model: createCompanionModel(model),
+    maxRetries: modelMaxRetries,
     tools: {
-      weatherTool: createWeatherTool(config.openMeteo),
+      weatherTool: createWeatherTool(openMeteo),
       spiritualDestinationsTool,
     },
     memory,
-    defaultOptions: { providerOptions: modelProviderOptions(config.model) },
+    defaultOptions: { providerOptions: modelProviderOptions(model) },
   });
 }
