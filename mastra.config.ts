@@ -41,6 +41,14 @@ const EnvSchema = z.object({
   STREAM_KEEPALIVE_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
   MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(60_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Authentication: off when neither a secret nor a JWKS URL is set (local use).
+  MASTRA_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 needs a 256-bit secret)').optional(),
+  AUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AUTH_ISSUER: optionalString,
+  AUTH_AUDIENCE: optionalString,
+  // Rate limiting per client (token subject, else address); 0 switches it off.
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(60),
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
 });
@@ -60,6 +68,9 @@ export interface Config {
   /** SSE comment interval on an idle stream, and how long a run may go without any chunk before it fails. */
   stream: { keepAliveMs: number; idleTimeoutMs: number };
   openMeteo: { geocodingUrl: string; forecastUrl: string; timeoutMs: number };
+  /** Both unset: no authentication. */
+  auth: { jwtSecret?: string; jwks?: { jwksUrl: string; issuer?: string; audience?: string } };
+  rateLimit: { perMinute: number; trustProxy: boolean };
   logLevel: Env['LOG_LEVEL'];
   isDevelopment: boolean;
 }
@@ -97,6 +108,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       forecastUrl: e.OPEN_METEO_FORECAST_URL.replace(/\/$/, ''),
       timeoutMs: e.TOOL_TIMEOUT_MS,
     },
+    auth: {
+      jwtSecret: e.MASTRA_JWT_SECRET,
+      jwks: e.AUTH_JWKS_URL ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE } : undefined,
+    },
+    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, trustProxy: e.TRUST_PROXY === 'true' },
     logLevel: e.LOG_LEVEL,
     isDevelopment: e.NODE_ENV === 'development',
   };

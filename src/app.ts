@@ -16,12 +16,41 @@ import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
+import { createAuthProvider } from './security/auth-provider.ts';
+import { authenticate } from './security/authenticate.ts';
+import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts';
+import { rateLimit } from './security/rate-limit.ts';
+import type { Store } from 'hono-rate-limiter';
+
+/** Probes answer without a token and are never rate limited. */
+export const PROBE_PATHS = ['/health', '/ready'] as const;
+
+/** The security middleware in order: who is calling, then how often. */
+function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthProvider>, rateLimitStore: Store | undefined) {
+  return [
+    ...(auth ? [authenticate({ provider: auth, publicPaths: PROBE_PATHS })] : []),
+    rateLimit({ ...config.rateLimit, store: rateLimitStore }),
+  ];
+}
+
+/** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
+export interface Companion {
+  mastra: Mastra;
+  close(): Promise<void>;
+}
 
 export function createMastra(config: Config): Mastra {
+  return createCompanion(config).mastra;
+}
+
+export function createCompanion(config: Config): Companion {
   // The database belongs to conversation memory alone. Given to Mastra as a whole it would also hold
   // the run state of every turn, so an unreachable database would fail stateless turns too; that
   // short-lived state stays in process instead (said explicitly, which also silences Mastra's warning).
-  const memory = createMemory(createStorage(config.databaseUrl), config.memory);
+  const storage = createStorage(config.databaseUrl);
+  const memory = createMemory(storage, config.memory);
+  // Several replicas on one PostgreSQL share each client's count; otherwise it is counted in process.
+  const rateLimitStore = config.databaseUrl?.startsWith('postgres') ? new PostgresRateLimitStore(config.databaseUrl) : undefined;
   const agent = createCompanionAgent({
     model: config.model,
     modelMaxRetries: config.modelMaxRetries,
@@ -29,15 +58,22 @@ export function createMastra(config: Config): Mastra {
     memory,
   });
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
+  const auth = createAuthProvider(config.auth);
 
-  return new Mastra({
+  const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
     storage: new InMemoryStore({ id: 'run-state' }),
     logger: new PinoLogger({ name: 'companion-agent', level: config.logLevel }),
     server: {
       port: config.server.port,
       host: config.server.host,
-      middleware: [traceId, ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream })],
+      // Mastra's own routes check `auth` themselves; our middleware and SPEC routes use the same provider.
+      auth,
+      middleware: [
+        traceId,
+        ...securityMiddleware(config, auth, rateLimitStore),
+        ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream }),
+      ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,
       build: { openAPIDocs: true },
@@ -46,11 +82,17 @@ export function createMastra(config: Config): Mastra {
       apiRoutes: createThreadRoutes(errors.specErrors),
     },
   });
+  return {
+    mastra,
+    async close() {
+      await Promise.all([storage?.close(), rateLimitStore?.close()]);
+    },
+  };
 }
 
 /** The whole service as one in-process Hono app (`app.request()` / `app.fetch`), exactly as `npm start` serves it. */
 export async function createApp(config: Config) {
-  const mastra = createMastra(config);
-  const app = await createHonoServer(mastra, { tools: {}, studio: false });
-  return { mastra, app };
+  const companion = createCompanion(config);
+  const app = await createHonoServer(companion.mastra, { tools: {}, studio: false });
+  return { ...companion, app };
 }

@@ -12,6 +12,8 @@ import type { z } from 'zod';
  */
 export const ERROR_CODES = [
   'INVALID_REQUEST',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
   'NOT_FOUND',
   'RATE_LIMITED',
   'MODEL_ERROR',
@@ -55,6 +57,20 @@ export function fromZodError(error: z.ZodError, subject = 'request body') {
   }));
   const summary = issues.map((i) => (i.path === '(root)' ? i.message : `${i.path}: ${i.message}`)).join('; ');
   return invalidRequest(`Invalid ${subject}: ${summary}`, { issues });
+}
+
+export function unauthorized(message: string) {
+  return new ApiError(401, 'UNAUTHORIZED', message);
+}
+
+export function forbiddenResource() {
+  return new ApiError(403, 'FORBIDDEN', 'resourceId must be the authenticated user (the token\'s subject); leave it out to use it.', {
+    field: 'resourceId',
+  });
+}
+
+export function rateLimited(retryAfterSeconds: number) {
+  return new ApiError(429, 'RATE_LIMITED', `Too many requests; try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
 }
 
 export function bodyTooLarge(maxBytes: number) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { safeId } from './ids.ts';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
@@ -30,8 +31,9 @@ export const threadSchema = z.object({
 
 export type SpecThread = z.infer<typeof threadSchema>;
 
+/** The owner; optional because with auth on the token names it (see the README's Security section). */
 export const ownerQuery = z.object({
-  resourceId: z.string({ error: 'resourceId is required' }).trim().min(1, 'resourceId is required'),
+  resourceId: safeId('resourceId').optional(),
 });
 
 export const pageQuery = ownerQuery.extend({
@@ -39,7 +41,7 @@ export const pageQuery = ownerQuery.extend({
   perPage: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-export const threadIdParam = z.object({ threadId: z.string().min(1) });
+export const threadIdParam = z.object({ threadId: safeId('threadId') });
 
 export const threadPatch = z
   .object({

@@ -3,13 +3,14 @@
  */
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { RequestContext } from '@mastra/core/request-context';
+import { MASTRA_RESOURCE_ID_KEY, RequestContext } from '@mastra/core/request-context';
 import { agentRequest } from '../contract/agent-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
 import { bodyTooLarge, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
+import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { lockThread } from '../threads/thread-lock.ts';
 import './context.ts';
 
@@ -46,10 +47,14 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
 
   const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
+  // With auth on, the token's subject owns the conversation: a thread id alone continues the caller's thread.
+  const caller = callerOf(c.get('requestContext'));
+  const resourceId = effectiveResourceId(caller, request.resourceId);
+  const threadOwner = request.threadId || request.resourceId ? resourceId : undefined;
   const release = request.threadId ? await lockThread(request.threadId) : () => {};
   const conversation = await openConversation(await agent.getMemory(), {
     threadId: request.threadId,
-    resourceId: request.resourceId,
+    resourceId: threadOwner,
     personality: requestedPersonality(request),
     tags: request.runtimeContext?.metadata?.tags,
     title: titleFrom(request.messages),
@@ -59,6 +64,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   });
 
   const requestContext = new RequestContext();
+  if (caller) requestContext.set(MASTRA_RESOURCE_ID_KEY, caller);
   requestContext.set(PERSONALITY_KEY, conversation.personality);
   const userId = request.runtimeContext?.metadata?.userId;
   if (userId) requestContext.set('userId', userId);

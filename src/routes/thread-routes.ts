@@ -1,6 +1,9 @@
 import { createRoute } from '@mastra/server/server-adapter';
 import type { Mastra } from '@mastra/core/mastra';
+import type { RequestContext } from '@mastra/core/request-context';
 import { z } from 'zod';
+import { invalidRequest } from '../contract/errors.ts';
+import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import {
   messageList,
   ownerQuery,
@@ -33,6 +36,13 @@ async function memoryOf(mastra: Mastra) {
   return requireMemory(await mastra.getAgent(COMPANION_AGENT_ID).getMemory());
 }
 
+/** The owner the request acts for: the authenticated caller, else the `resourceId` query parameter. */
+function ownerOf(requestContext: RequestContext, resourceId: string | undefined): string {
+  const owner = effectiveResourceId(callerOf(requestContext), resourceId);
+  if (!owner) throw invalidRequest('Invalid query parameters: resourceId is required', { field: 'resourceId' });
+  return owner;
+}
+
 /** `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts). */
 export function createThreadRoutes(specErrors: <R extends { handler(params: any): Promise<unknown> }>(route: R) => R) {
   return [
@@ -44,8 +54,8 @@ export function createThreadRoutes(specErrors: <R extends { handler(params: any)
       responseSchema: threadList,
       summary: "List a user's threads, most recently active first",
       tags: TAGS,
-      handler: async ({ mastra, resourceId, page, perPage }) => {
-        const result = await listOwnedThreads(await memoryOf(mastra), resourceId, page, perPage);
+      handler: async ({ mastra, requestContext, resourceId, page, perPage }) => {
+        const result = await listOwnedThreads(await memoryOf(mastra), ownerOf(requestContext, resourceId), page, perPage);
         return { threads: result.threads.map(toSpecThread), page, perPage, total: result.total, hasMore: result.hasMore };
       },
     }),
@@ -58,8 +68,8 @@ export function createThreadRoutes(specErrors: <R extends { handler(params: any)
       responseSchema: threadSchema,
       summary: 'Read one thread',
       tags: TAGS,
-      handler: async ({ mastra, threadId, resourceId }) =>
-        toSpecThread(await getOwnedThread(await memoryOf(mastra), threadId, resourceId)),
+      handler: async ({ mastra, requestContext, threadId, resourceId }) =>
+        toSpecThread(await getOwnedThread(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId))),
     }),
     createRoute({
       method: 'GET',
@@ -70,8 +80,8 @@ export function createThreadRoutes(specErrors: <R extends { handler(params: any)
       responseSchema: messageList,
       summary: "Read a thread's messages, oldest first",
       tags: TAGS,
-      handler: async ({ mastra, threadId, resourceId, page, perPage }) => {
-        const result = await listThreadMessages(await memoryOf(mastra), threadId, resourceId, page, perPage);
+      handler: async ({ mastra, requestContext, threadId, resourceId, page, perPage }) => {
+        const result = await listThreadMessages(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId), page, perPage);
         return { messages: result.messages.map(toThreadMessage), page, perPage, total: result.total, hasMore: result.hasMore };
       },
     }),
@@ -85,9 +95,9 @@ export function createThreadRoutes(specErrors: <R extends { handler(params: any)
       responseSchema: threadSchema,
       summary: 'Rename a thread and/or replace its tags',
       tags: TAGS,
-      handler: async ({ mastra, threadId, resourceId, title, tags }) => {
+      handler: async ({ mastra, requestContext, threadId, resourceId, title, tags }) => {
         const memory = await memoryOf(mastra);
-        const thread = await getOwnedThread(memory, threadId, resourceId);
+        const thread = await getOwnedThread(memory, threadId, ownerOf(requestContext, resourceId));
         return toSpecThread(await updateThread(memory, thread, { title, metadata: tags ? { tags } : {} }));
       },
     }),
@@ -100,8 +110,8 @@ export function createThreadRoutes(specErrors: <R extends { handler(params: any)
       responseSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
       summary: 'Delete a thread and its messages',
       tags: TAGS,
-      handler: async ({ mastra, threadId, resourceId }) => {
-        await deleteOwnedThread(await memoryOf(mastra), threadId, resourceId);
+      handler: async ({ mastra, requestContext, threadId, resourceId }) => {
+        await deleteOwnedThread(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId));
         return { id: threadId, deleted: true as const };
       },
     }),

@@ -1,0 +1,34 @@
+/**
+ * @module The service's Mastra auth provider, from the configuration: an
+ * HS256 shared secret (`MastraJwtAuth`), an identity provider's JWKS, or both
+ * (`CompositeAuth`); none when neither is configured (local use). Either way
+ * the token's `sub` claim is the user: it becomes Mastra's reserved resource id.
+ */
+import { MastraJwtAuth } from '@mastra/auth';
+import { CompositeAuth, type MastraAuthProvider } from '@mastra/core/server';
+import type { Config } from '../../mastra.config.ts';
+import { isSafeId } from '../contract/ids.ts';
+import { JwksAuth } from './jwks-auth.ts';
+
+type Claims = { sub?: unknown };
+
+/** The user a verified token stands for: its subject, when it is a usable id. */
+export function subjectOf(claims: Claims): string | undefined {
+  return typeof claims.sub === 'string' && isSafeId(claims.sub) ? claims.sub : undefined;
+}
+
+export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | undefined {
+  const providers: MastraAuthProvider[] = [];
+  if (auth.jwtSecret) {
+    providers.push(
+      new MastraJwtAuth({
+        secret: auth.jwtSecret,
+        mapUserToResourceId: subjectOf,
+        authorizeUser: (user: Claims) => subjectOf(user) !== undefined,
+      }) as unknown as MastraAuthProvider,
+    );
+  }
+  if (auth.jwks) providers.push(new JwksAuth({ ...auth.jwks, mapUserToResourceId: subjectOf }));
+  if (providers.length === 0) return undefined;
+  return providers.length === 1 ? providers[0] : new CompositeAuth(providers);
+}

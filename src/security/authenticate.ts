@@ -1,0 +1,38 @@
+/**
+ * @module Authentication for every route, ours and the framework's, with the
+ * provider Mastra's own routes use (`server.auth`). A missing, malformed,
+ * expired or wrongly signed token is a 401 in the SPEC error shape; a valid
+ * one makes its subject the caller, stored under Mastra's reserved resource-id
+ * key, which scopes Mastra's memory routes and our routes alike.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { MastraAuthProvider } from '@mastra/core/server';
+import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
+import { errorBody, unauthorized } from '../contract/errors.ts';
+import { subjectOf } from './auth-provider.ts';
+
+export interface AuthenticateOptions {
+  provider: MastraAuthProvider;
+  /** Paths that answer without a token (liveness and readiness probes). */
+  publicPaths: readonly string[];
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]+)$/;
+
+export function authenticate({ provider, publicPaths }: AuthenticateOptions): MiddlewareHandler {
+  const isPublic = new Set(publicPaths);
+  return async (c, next) => {
+    // Preflights carry no credentials by design; CORS decides them.
+    if (c.req.method === 'OPTIONS' || isPublic.has(c.req.path)) return next();
+    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const user = token ? await provider.authenticateToken(token, c.req).catch(() => null) : null;
+    const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;
+    if (!caller) {
+      const reason = token ? 'The bearer token is invalid, expired or not signed by a trusted key.' : 'This route needs an Authorization: Bearer <token> header.';
+      c.header('WWW-Authenticate', 'Bearer');
+      return c.json(errorBody(unauthorized(reason), { isDevelopment: false }), 401);
+    }
+    c.get('requestContext').set(MASTRA_RESOURCE_ID_KEY, caller);
+    return next();
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * @module Authentication by an identity provider's JSON Web Key Set (Auth0,
+ * Clerk, Supabase, Keycloak, Okta … all publish one): a Mastra auth provider,
+ * so Mastra's own routes and ours verify tokens the same way.
+ */
+import { MastraAuthProvider } from '@mastra/core/server';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+
+export interface JwksAuthOptions {
+  jwksUrl: string;
+  /** Required `iss` claim, when set. */
+  issuer?: string;
+  /** Required `aud` claim, when set. */
+  audience?: string;
+}
+
+// Asymmetric algorithms only: a JWKS holds public keys, so an HMAC token "signed" with one is a forgery.
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+export class JwksAuth extends MastraAuthProvider<JWTPayload> {
+  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  private readonly options: JwksAuthOptions;
+
+  constructor(options: JwksAuthOptions & { mapUserToResourceId?: (user: JWTPayload) => string | undefined }) {
+    super({ name: 'jwks' });
+    this.options = options;
+    // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
+    this.keys = createRemoteJWKSet(new URL(options.jwksUrl));
+    this.registerOptions({ mapUserToResourceId: options.mapUserToResourceId });
+  }
+
+  async authenticateToken(token: string): Promise<JWTPayload | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.keys, {
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        algorithms: ALGORITHMS,
+      });
+      return payload;
+    } catch {
+      return null;
+    }
+  }
+
+  async authorizeUser(user: JWTPayload): Promise<boolean> {
+    return typeof user.sub === 'string';
+  }
+}

@@ -1,0 +1,227 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { parseConfig } from '../mastra.config.ts';
+import { createApp } from '../src/app.ts';
+import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
+import { tempDatabaseUrl } from './fixtures/service.ts';
+import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
+
+const GENERATE = '/api/agents/companionAgent/generate';
+const SECRET = 'a-test-secret-that-is-at-least-32-characters';
+const say = (text: string, ids: Record<string, string> = {}) => ({ messages: [{ role: 'user', content: text }], ...ids });
+
+type App = Awaited<ReturnType<typeof createApp>>['app'];
+
+function hs256(claims: Record<string, unknown>, { secret = SECRET, expiresIn = '5m' } = {}) {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(expiresIn).sign(new TextEncoder().encode(secret));
+}
+
+/** A token with `alg: none`: a header and payload with an empty signature. */
+function unsigned(claims: Record<string, unknown>) {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims, exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+}
+
+function call(app: App, method: string, path: string, { token, body }: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+let model: OpenAIStandIn;
+beforeAll(async () => {
+  model = await startOpenAIStandIn();
+});
+afterAll(() => model.close());
+beforeEach(() => model.reset());
+
+function configFor(env: Record<string, string>) {
+  return parseConfig({
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_API_KEY: 'test-key',
+    MODEL_MAX_RETRIES: '0',
+    LOG_LEVEL: 'error',
+    DATABASE_URL: tempDatabaseUrl(),
+    ...env,
+  });
+}
+
+describe('with MASTRA_JWT_SECRET (HS256)', () => {
+  let app: App;
+  let alice: string;
+  let bob: string;
+  beforeAll(async () => {
+    ({ app } = await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' })));
+    [alice, bob] = await Promise.all([hs256({ sub: 'alice' }), hs256({ sub: 'bob' })]);
+  });
+
+  const refusals: Array<[string, () => Promise<string | undefined>]> = [
+    ['no token', async () => undefined],
+    ['a malformed token', async () => 'not-a-jwt'],
+    ['an expired token', () => hs256({ sub: 'alice' }, { expiresIn: '-1m' })],
+    ['a token signed with another secret', () => hs256({ sub: 'alice' }, { secret: 'another-secret-that-is-also-32-characters-long' })],
+    ['an alg:none token', async () => unsigned({ sub: 'alice' })],
+    ['a token without a subject', () => hs256({ name: 'alice' })],
+  ];
+
+  it.each(refusals)('answers 401 UNAUTHORIZED to %s, on SPEC, thread and built-in routes', async (_name, tokenFor) => {
+    const token = await tokenFor();
+    for (const [method, path, body] of [
+      ['POST', GENERATE, say('Hi')],
+      ['GET', '/threads'],
+      ['GET', '/api/agents'],
+      ['GET', '/api/memory/threads?agentId=companionAgent'],
+    ] as const) {
+      const response = await call(app, method, path, { token, body });
+      expect(response.status, `${method} ${path}`).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await response.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED', details: {} });
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('leaves the liveness probe open', async () => {
+    expect((await app.request('/health')).status).toBe(200);
+  });
+
+  it("makes the token's subject the owner: a thread id alone continues the caller's thread", async () => {
+    model.script({ text: 'Hello Alice.' }, { text: 'Welcome back.' });
+    const first = await call(app, 'POST', GENERATE, { token: alice, body: say('Hi', { threadId: 'alice-diary' }) });
+    expect(first.status).toBe(200);
+    const second = await call(app, 'POST', GENERATE, { token: alice, body: say('Again', { threadId: 'alice-diary', resourceId: 'alice' }) });
+    expect(second.status).toBe(200);
+    const thread = await call(app, 'GET', '/threads/alice-diary', { token: alice });
+    expect(await thread.json()).toMatchObject({ id: 'alice-diary', resourceId: 'alice' });
+  });
+
+  it('refuses a request that names another owner, and stores nothing for it', async () => {
+    const response = await call(app, 'POST', GENERATE, { token: bob, body: say('Hi', { threadId: 'bob-x', resourceId: 'alice' }) });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: 'FORBIDDEN', details: { field: 'resourceId' } });
+    expect((await call(app, 'GET', '/threads?resourceId=alice', { token: bob })).status).toBe(403);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("never lets one user list, read, continue, rename or delete another's thread", async () => {
+    model.script({ text: 'Noted.' });
+    await call(app, 'POST', GENERATE, { token: alice, body: say('My secret', { threadId: 'alice-secret' }) });
+
+    const bobsList = await (await call(app, 'GET', '/threads', { token: bob })).json();
+    expect(bobsList.threads.map((t: { id: string }) => t.id)).not.toContain('alice-secret');
+    for (const [method, path, body] of [
+      ['GET', '/threads/alice-secret'],
+      ['GET', '/threads/alice-secret/messages'],
+      ['PATCH', '/threads/alice-secret', { title: 'mine now' }],
+      ['DELETE', '/threads/alice-secret'],
+    ] as const) {
+      expect((await call(app, method, path, { token: bob, body })).status, `${method} ${path}`).toBe(404);
+    }
+    const continued = await call(app, 'POST', GENERATE, { token: bob, body: say('Tell me', { threadId: 'alice-secret' }) });
+    expect(continued.status).toBe(404);
+    expect(model.requests).toHaveLength(1);
+
+    const messages = await (await call(app, 'GET', '/threads/alice-secret/messages', { token: alice })).json();
+    expect(messages.messages.map((m: { content: string }) => m.content)).toEqual(['My secret', 'Noted.']);
+  });
+
+  it("scopes Mastra's memory routes to the caller", async () => {
+    model.script({ text: 'Kept.' });
+    await call(app, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-memory' }) });
+    const asBob = await call(app, 'GET', '/api/memory/threads/alice-memory/messages?agentId=companionAgent', { token: bob });
+    expect(asBob.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(await asBob.json())).not.toContain('Private');
+  });
+});
+
+describe('with AUTH_JWKS_URL (an identity provider)', () => {
+  let app: App;
+  let jwks: ReturnType<typeof createServer>;
+  let sign: (claims: Record<string, unknown>, options?: { audience?: string }) => Promise<string>;
+
+  beforeAll(async () => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'RS256', use: 'sig' };
+    jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
+    sign = (claims, { audience = 'companion' } = {}) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'key-1' }).setIssuer('https://id.example').setAudience(audience).setExpirationTime('5m').sign(privateKey);
+    ({ app } = await createApp(configFor({ AUTH_JWKS_URL: url, AUTH_ISSUER: 'https://id.example', AUTH_AUDIENCE: 'companion', RATE_LIMIT_PER_MINUTE: '0' })));
+  });
+  afterAll(() => new Promise((resolve) => jwks.close(resolve)));
+
+  it("accepts the provider's token and makes its subject the owner", async () => {
+    model.script({ text: 'Hi Carol.' });
+    const response = await call(app, 'POST', GENERATE, { token: await sign({ sub: 'carol' }), body: say('Hi', { threadId: 'carol-1' }) });
+    expect(response.status).toBe(200);
+    const list = await (await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) })).json();
+    expect(list.threads.map((t: { id: string; resourceId: string }) => [t.id, t.resourceId])).toEqual([['carol-1', 'carol']]);
+  });
+
+  it('refuses a token for another audience, an HS256 token and an unsigned one', async () => {
+    for (const token of [await sign({ sub: 'carol' }, { audience: 'someone-else' }), await hs256({ sub: 'carol' }), unsigned({ sub: 'carol' })]) {
+      const response = await call(app, 'GET', '/threads', { token });
+      expect(response.status).toBe(401);
+      expect((await response.json()).code).toBe('UNAUTHORIZED');
+    }
+  });
+});
+
+describe('rate limiting', () => {
+  afterAll(() => vi.useRealTimers());
+
+  it('answers 429 RATE_LIMITED with Retry-After and RateLimit headers over the limit, per client, and again after the window', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { app } = await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '2' }));
+    const [dan, eve] = await Promise.all([hs256({ sub: 'dan' }, { expiresIn: '1h' }), hs256({ sub: 'eve' }, { expiresIn: '1h' })]);
+
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(app, 'GET', '/threads', { token: dan })).status);
+    expect(statuses).toEqual([200, 200, 429]);
+
+    const limited = await call(app, 'GET', '/threads', { token: dan });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('ratelimit-limit')).toBe('2');
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(await limited.json()).toMatchObject({ code: 'RATE_LIMITED', details: { retryAfterSeconds: expect.any(Number) } });
+
+    expect((await call(app, 'GET', '/threads', { token: eve })).status).toBe(200);
+    expect((await app.request('/health')).status).toBe(200);
+
+    vi.setSystemTime(Date.now() + 61_000);
+    expect((await call(app, 'GET', '/threads', { token: dan })).status).toBe(200);
+  });
+
+  it('counts by address without auth, and not at all with RATE_LIMIT_PER_MINUTE=0', async () => {
+    const limited = (await createApp(configFor({ RATE_LIMIT_PER_MINUTE: '1' }))).app;
+    expect((await call(limited, 'GET', '/threads?resourceId=x')).status).toBe(200);
+    expect((await call(limited, 'GET', '/threads?resourceId=y')).status).toBe(429);
+
+    const unlimited = (await createApp(configFor({ RATE_LIMIT_PER_MINUTE: '0' }))).app;
+    for (let i = 0; i < 5; i++) expect((await call(unlimited, 'GET', '/threads?resourceId=x')).status).toBe(200);
+  });
+});
+
+describe('rate limiting on PostgreSQL', () => {
+  let postgres: RunningPostgres;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  });
+  afterAll(() => postgres.stop());
+
+  it('shares the count between two replicas on one database', async () => {
+    const config = configFor({ DATABASE_URL: postgres.url, MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '3' });
+    const [one, two] = await Promise.all([createApp(config), createApp(config)]);
+    try {
+      const token = await hs256({ sub: 'frank' });
+      const statuses = [];
+      for (const app of [one.app, two.app, one.app, two.app]) statuses.push((await call(app, 'GET', '/threads', { token })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
