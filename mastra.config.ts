@@ -50,6 +50,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(60),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // json (one line per event, for log shippers) | pretty (for people); default: pretty in development only.
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
 });
 
@@ -72,6 +74,7 @@ export interface Config {
   auth: { jwtSecret?: string; jwks?: { jwksUrl: string; issuer?: string; audience?: string } };
   rateLimit: { perMinute: number; trustProxy: boolean };
   logLevel: Env['LOG_LEVEL'];
+  logFormat: 'json' | 'pretty';
   isDevelopment: boolean;
 }
 
@@ -114,6 +117,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, trustProxy: e.TRUST_PROXY === 'true' },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' ? 'pretty' : 'json'),
     isDevelopment: e.NODE_ENV === 'development',
   };
 }

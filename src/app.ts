@@ -6,12 +6,12 @@
  */
 import { Mastra } from '@mastra/core/mastra';
 import { InMemoryStore } from '@mastra/core/storage';
-import { PinoLogger } from '@mastra/loggers';
 import { createHonoServer } from '@mastra/deployer/server';
 import type { Config } from '../mastra.config.ts';
 import { COMPANION_AGENT_ID, createCompanionAgent } from './mastra/agents/companion-agent.ts';
 import { createMemory } from './mastra/memory.ts';
 import { createStorage } from './mastra/storage.ts';
+import { createLogger } from './observability/logger.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
@@ -63,7 +63,7 @@ export function createCompanion(config: Config): Companion {
   const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
     storage: new InMemoryStore({ id: 'run-state' }),
-    logger: new PinoLogger({ name: 'companion-agent', level: config.logLevel }),
+    logger: createLogger({ level: config.logLevel, format: config.logFormat }),
     server: {
       port: config.server.port,
       host: config.server.host,

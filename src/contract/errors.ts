@@ -148,6 +148,21 @@ function classifyAgentFailure(error: unknown): ApiError {
   return new ApiError(500, 'MODEL_ERROR', 'The agent failed to produce a response.');
 }
 
+/**
+ * What a log line may say about a failure: its code, the class of what went
+ * wrong and the upstream status — never the error object itself, whose
+ * properties can hold the model request (system prompt, the user's words).
+ */
+export function describeFailure(error: ApiError) {
+  const root = causeChain(error).at(-1);
+  return {
+    code: error.code,
+    status: error.status,
+    errorClass: root instanceof Error ? root.name : typeof root,
+    upstreamStatus: failedModelCall(error.cause)?.statusCode,
+  };
+}
+
 export function errorBody(error: ApiError, options: { isDevelopment: boolean }): ErrorBody {
   const body: ErrorBody = { error: error.message, code: error.code, details: error.details };
   if (options.isDevelopment) body.stack = error.cause instanceof Error ? error.cause.stack : error.stack;

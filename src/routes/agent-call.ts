@@ -63,6 +63,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     throw error;
   });
 
+  c.set('conversation', { threadId: conversation.thread?.threadId, resourceId: conversation.thread?.resourceId ?? caller });
   const requestContext = new RequestContext();
   if (caller) requestContext.set(MASTRA_RESOURCE_ID_KEY, caller);
   requestContext.set(PERSONALITY_KEY, conversation.personality);

@@ -8,7 +8,7 @@
 import type { Context } from 'hono';
 import type { ValidationErrorHook } from '@mastra/core/server';
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
-import { ApiError, errorBody, fromZodError, toApiError } from '../contract/errors.ts';
+import { ApiError, describeFailure, errorBody, fromZodError, toApiError } from '../contract/errors.ts';
 import './context.ts';
 
 export interface ErrorHandlerOptions {
@@ -24,7 +24,7 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
   const onError = (error: Error, c: Context): Response => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
-      c.get('mastra').getLogger().error('request failed', { traceId: c.get('traceId'), code: apiError.code, error });
+      c.get('mastra').getLogger().error('request failed', { traceId: c.get('traceId'), ...describeFailure(apiError) });
     }
     return jsonResponse(apiError);
   };

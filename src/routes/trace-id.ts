@@ -5,7 +5,7 @@ import './context.ts';
 export const TRACE_HEADER = 'x-trace-id';
 
 /**
- * Gives every request a fresh trace id: in the `x-trace-id` response header, in
+ * @module Gives every request a fresh trace id: in the `x-trace-id` response header, in
  * the generate body's `traceId`, and in the request's log line. Always minted
  * here, never taken from the client, so it is unique per request.
  */
@@ -15,11 +15,15 @@ export const traceId: MiddlewareHandler = async (c, next) => {
   c.header(TRACE_HEADER, id);
   const started = performance.now();
   await next();
+  // One access line per request: who, what, how it ended — never message text, prompts or keys.
+  const conversation = c.get('conversation');
   c.get('mastra').getLogger().info('request', {
     traceId: id,
     method: c.req.method,
     path: c.req.path,
     status: c.res.status,
     ms: Math.round(performance.now() - started),
+    threadId: conversation?.threadId,
+    resourceId: conversation?.resourceId,
   });
 };
