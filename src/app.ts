@@ -16,6 +16,8 @@ import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
+import { createReadyRoute, READY_PATH } from './routes/ready-route.ts';
+import { modelCheck, storeCheck } from './observability/readiness.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
 import { authenticate } from './security/authenticate.ts';
 import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts';
@@ -23,7 +25,7 @@ import { rateLimit } from './security/rate-limit.ts';
 import type { Store } from 'hono-rate-limiter';
 
 /** Probes answer without a token and are never rate limited. */
-export const PROBE_PATHS = ['/health', '/ready'] as const;
+export const PROBE_PATHS = ['/health', READY_PATH] as const;
 
 /** The security middleware in order: who is calling, then how often. */
 function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthProvider>, rateLimitStore: Store | undefined) {
@@ -79,7 +81,10 @@ export function createCompanion(config: Config): Companion {
       build: { openAPIDocs: true },
       // Browser clients need to read the ids the SPEC routes answer with.
       cors: { exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
-      apiRoutes: createThreadRoutes(errors.specErrors),
+      apiRoutes: [
+        ...createThreadRoutes(errors.specErrors),
+        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model) }),
+      ],
     },
   });
   return {

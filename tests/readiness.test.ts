@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../mastra.config.ts';
+import { createApp } from '../src/app.ts';
+import { readiness } from '../src/contract/readiness.ts';
+import { tempDatabaseUrl } from './fixtures/service.ts';
+
+const SECRET = 'a-test-secret-that-is-at-least-32-characters';
+
+async function probe(env: Record<string, string>) {
+  const { app, close } = await createApp(parseConfig({ LOG_LEVEL: 'error', ...env }));
+  try {
+    const response = await app.request('/ready');
+    return { status: response.status, body: readiness.parse(await response.json()) };
+  } finally {
+    await close();
+  }
+}
+
+describe('GET /ready', () => {
+  it('answers 200 with a timed store query and the model when everything can work, without a token', async () => {
+    const { status, body } = await probe({ OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: SECRET });
+    expect(status).toBe(200);
+    expect(body.status).toBe('ready');
+    expect(body.checks.store).toEqual({ ok: true, latencyMs: expect.any(Number) });
+    expect(body.checks.model).toEqual({ ok: true, detail: 'gpt-4o-mini via the Chat Completions API' });
+  });
+
+  it('answers 503 naming the model when none is configured', async () => {
+    const { status, body } = await probe({ DATABASE_URL: 'none' });
+    expect(status).toBe(503);
+    expect(body.checks.model).toEqual({ ok: false, detail: expect.stringContaining('OPENAI_API_KEY') });
+    expect(body.checks.store.ok).toBe(true);
+  });
+
+  it('answers 503 when the store cannot be queried, without its URL', async () => {
+    const { status, body } = await probe({ OPENAI_API_KEY: 'k', DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:9/nothing' });
+    expect(status).toBe(503);
+    expect(body.checks.store).toEqual({ ok: false, detail: 'the conversation store did not answer a query' });
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+  });
+});
