@@ -4,7 +4,7 @@ import type { RequestContext } from '@mastra/core/request-context';
 import { config } from '../../../mastra.config.ts';
 import { createCompanionModel, modelProviderOptions } from '../model.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
-import { spiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
+import { createSpiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
 
 export const COMPANION_AGENT_ID = 'companionAgent';
@@ -27,7 +27,7 @@ export function createCompanionAgent(memory: MastraMemory | undefined) {
     maxRetries: config.modelMaxRetries,
     tools: {
       weatherTool: createWeatherTool(config.openMeteo),
-      spiritualDestinationsTool,
+      spiritualDestinationsTool: createSpiritualDestinationsTool(config.openMeteo),
     },
     memory,
     defaultOptions: { providerOptions: modelProviderOptions(config.model) },

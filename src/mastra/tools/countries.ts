@@ -35,6 +35,9 @@ const EVERYDAY_NAMES: Record<string, string> = {
   'the philippines': 'PH',
 };
 
+/** Letters that Unicode does not decompose into a base letter and an accent. */
+const UNDECOMPOSED_LETTERS: Record<string, string> = { ı: 'i', ł: 'l', ø: 'o', đ: 'd', ð: 'd', æ: 'ae', œ: 'oe', ß: 'ss', þ: 'th' };
+
 /** Lower case without accents or apostrophes, so "Türkiye", "turkiye" and "Cote d'Ivoire" compare equal. */
 export function normalizeName(name: string): string {
   return name
@@ -42,6 +45,7 @@ export function normalizeName(name: string): string {
     .replace(/\p{Mark}/gu, '')
     .replace(/['’ʻ`]/g, '')
     .toLowerCase()
+    .replace(/[ıłøđðæœßþ]/g, (letter) => UNDECOMPOSED_LETTERS[letter]!)
     .replace(/[^\p{Letter}\p{Number}]+/gu, ' ')
     .trim();
 }
@@ -61,4 +65,9 @@ export function countryCodeOf(name: string): string | undefined {
 /** Every known country name, normalised, for recognising countries inside free text. */
 export function countryNames(): IterableIterator<string> {
   return CODE_BY_NAME.keys();
+}
+
+/** The English short name of a country code, e.g. "Japan" for JP. */
+export function countryNameOf(code: string): string | undefined {
+  return countries.getName(code, 'en', { select: 'alias' });
 }

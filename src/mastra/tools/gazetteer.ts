@@ -30,15 +30,21 @@ function index(): ReadonlyMap<string, readonly Town[]> {
   return townsByName;
 }
 
+/** GeoNames calls a few Japanese and Korean cities "Nara-shi" or "Cheongju-si"; people say "Nara". */
+function withoutMunicipalSuffix(name: string): string {
+  return name.replace(/-(?:shi|si)$/, '');
+}
+
 function buildIndex(cities: readonly City[]): Map<string, Town[]> {
   const byName = new Map<string, Town[]>();
   for (const city of cities) {
     const [longitude, latitude] = city.loc.coordinates;
     const town: Town = { name: city.name, countryCode: city.country, population: city.population, latitude, longitude };
-    const key = normalizeName(city.name);
-    const namesakes = byName.get(key);
-    if (namesakes) namesakes.push(town);
-    else byName.set(key, [town]);
+    for (const key of new Set([normalizeName(city.name), normalizeName(withoutMunicipalSuffix(city.name))])) {
+      const namesakes = byName.get(key);
+      if (namesakes) namesakes.push(town);
+      else byName.set(key, [town]);
+    }
   }
   for (const towns of byName.values()) towns.sort((a, b) => b.population - a.population);
   return byName;
