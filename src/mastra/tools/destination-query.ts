@@ -110,7 +110,7 @@ function longestPhraseAt(words: readonly string[], start: number) {
 }
 
 /** Enough English plurals for the vocabulary: monasteries, churches, temples. */
-function singularOf(word: string): string {
+export function singularOf(word: string): string {
   if (word.length <= 3) return word;
   if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
   if (/(?:ch|sh|ss|x)es$/.test(word)) return word.slice(0, -2);

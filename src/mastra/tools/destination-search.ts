@@ -9,6 +9,7 @@
 import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { countryCodeOf, normalizeName } from './countries.ts';
+import { singularOf } from './destination-query.ts';
 import type { Destination, DestinationMatch } from './destination-schema.ts';
 import { STOP_WORDS, type Criterion } from './destination-vocabulary.ts';
 import { haversineKm, type Coordinates } from './great-circle.ts';
@@ -69,7 +70,7 @@ function indexEntryOf(destination: Destination): IndexedDestination {
   return {
     destination,
     countryCode: countryCodeOf(destination.country),
-    nameWords: new Set(normalizeName(destination.name).split(' ')),
+    nameWords: new Set(normalizeName(destination.name).split(' ').map(singularOf)),
   };
 }
 

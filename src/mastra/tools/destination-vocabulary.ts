@@ -16,7 +16,7 @@ export interface Criterion {
   /** ISO 3166-1 alpha-2 codes */
   countryCodes?: readonly string[];
   continents?: readonly Continent[];
-  /** Words in a destination's name that meet the criterion too: "Temple Mount" is asked for as a temple. */
+  /** Words (singular) in a destination's name that meet it too: the "Rock-Hewn Churches, Lalibela" are asked for as churches. */
   nameWords?: readonly string[];
 }
 
@@ -74,7 +74,8 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['pilgrimage route', 'pilgrim route', 'pilgrim trail', 'pilgrimage trail', 'camino'], [kind('pilgrimage route')]],
   [['temple', 'wat', 'mandir', 'kovil', 'pura'], [{ kinds: ['temple'], nameWords: ['temple'] }]],
   [['pagoda'], [{ kinds: ['temple', 'stupa'], nameWords: ['pagoda'] }]],
-  [['shrine', 'dargah', 'jinja'], [{ kinds: ['shrine'], nameWords: ['shrine', 'dargah'] }]],
+  // People call Lourdes or Fátima a shrine, though the catalogue files them as pilgrimage sites.
+  [['shrine', 'dargah', 'jinja'], [{ kinds: ['shrine', 'pilgrimage site'], nameWords: ['shrine', 'dargah', 'sanctuary'] }]],
   [['monastery', 'abbey', 'convent', 'priory', 'friary', 'lamasery', 'gompa', 'vihara', 'nunnery', 'hermitage', 'dzong'], [{ kinds: ['monastery'], nameWords: ['monastery', 'abbey'] }]],
   [['church', 'chapel', 'basilica'], [{ kinds: ['church', 'cathedral'], nameWords: ['church', 'basilica', 'chapel'] }]],
   [['cathedral'], [{ kinds: ['cathedral'], nameWords: ['cathedral'] }]],
