@@ -1,29 +1,9 @@
-import { isValidationError, noopObserve, type ToolExecutionContext, type ValidationError } from '@mastra/core/tools';
+import { isValidationError } from '@mastra/core/tools';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 import { describeWeatherCode } from '../src/mastra/tools/wmo-weather-codes.ts';
-import { PARIS_WEATHER, startOpenMeteoStandIn, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
-
-interface ExecutableTool<Input, Output> {
-  execute?: (input: Input, context: ToolExecutionContext) => Promise<Output | ValidationError | void>;
-}
-
-/**
- * Calls a tool the way the agent runtime does: input plus an execution context.
- * Mastra validates both ends and answers a validation error instead of throwing.
- */
-function execute<Input, Output>(tool: ExecutableTool<Input, Output>, input: Input, abortSignal?: AbortSignal) {
-  if (!tool.execute) throw new Error('The tool has no execute function');
-  return tool.execute(input, { observe: noopObserve, abortSignal });
-}
-
-async function outputOf<Input, Output>(tool: ExecutableTool<Input, Output>, input: Input, abortSignal?: AbortSignal) {
-  const result = await execute(tool, input, abortSignal);
-  if (result === undefined || isValidationError(result)) {
-    throw new Error(`Expected output, got ${JSON.stringify(result)}`);
-  }
-  return result;
-}
+import { PARIS_WEATHER, startOpenMeteoStandIn, weatherAt, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
+import { execute, outputOf } from './fixtures/run-tool.ts';
 
 function weatherToolFor(service: OpenMeteoStandIn, timeoutMs: number) {
   return createWeatherTool({ geocodingUrl: service.geocodingUrl, forecastUrl: service.forecastUrl, timeoutMs });
@@ -49,6 +29,20 @@ describe('weatherTool', () => {
 
   it('maps the current conditions of the geocoded place', async () => {
     expect(await outputOf(weatherTool, { location: 'Paris' })).toEqual(PARIS_WEATHER);
+  });
+
+  it('reports the weather at any coordinates, as Open-Meteo does', async () => {
+    const weather = await outputOf(weatherTool, { location: 'Meteora', latitude: 39.7217, longitude: 21.6306 });
+    const expected = weatherAt(39.7217, 21.6306);
+    expect(weather).toEqual({
+      location: 'Meteora',
+      temperature: expected.temperature_2m,
+      feelsLike: expected.apparent_temperature,
+      humidity: expected.relative_humidity_2m,
+      windSpeed: expected.wind_speed_10m,
+      windGust: expected.wind_gusts_10m,
+      conditions: describeWeatherCode(expected.weather_code),
+    });
   });
 
   it('uses given coordinates as they are, without a name lookup', async () => {

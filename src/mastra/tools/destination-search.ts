@@ -120,6 +120,10 @@ function termOf(word: string): string | null {
   return stemmer(word);
 }
 
+/**
+ * BM25 scores weighted by how many of the query's words a place matched (Lucene's "coord"), so
+ * "Anangu sacred rock in the desert" prefers the place with all three words over "Cathedral Rock".
+ */
 function scoresOf(index: MiniSearch<Destination>, text: string): Map<string, number> {
-  return new Map(index.search(text).map(({ id, score }) => [id as string, score]));
+  return new Map(index.search(text).map(({ id, score, queryTerms }) => [id as string, score * queryTerms.length]));
 }
