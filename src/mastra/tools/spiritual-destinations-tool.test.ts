@@ -46,7 +46,6 @@ describe('spiritualDestinationsTool', () => {
     expect(output.destinations[0]).toMatchObject({ country: 'Japan', kind: 'temple', traditions: ['Buddhist', 'Zen'] });
     expect(output.destinations[0]).toHaveProperty('visitorNotes');
     expect(output.understood).toEqual({ criteria: ['zen', 'temple', 'japan'], ignoredWords: [] });
-    expect(tool.outputSchema!.safeParse(output).success).toBe(true);
   });
 
   it('applies structured filters, alone or with a request', async () => {
