@@ -92,6 +92,11 @@ describe('parseQuery', () => {
     expect(parsed.criteria.map((criterion) => criterion.label)).toEqual(labels);
   });
 
+  it('measures from no place for "around the world" or "near me"', () => {
+    expect(parseQuery('Sufi shrines around the world').near).toBeUndefined();
+    expect(parseQuery('temples near me').near).toBeUndefined();
+  });
+
   it('reads "around Japan" as the country, not as a place to measure from', () => {
     expect(parseQuery('shrines around Japan')).toEqual({
       criteria: [

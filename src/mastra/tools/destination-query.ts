@@ -55,7 +55,7 @@ export function parseQuery(text: string): ParsedQuery {
   return { criteria: mergeAlternatives(criteria), near, freeWords };
 }
 
-/** Takes "near X" or "within N km of X" out of the text, unless X is a country or region ("around Japan"). */
+/** Takes "near X" or "within N km of X" out of the text, unless X is a country, a region ("around Japan") or no place at all. */
 function extractNear(text: string): { near?: NearRequest; rest: string } {
   const withinOf = WITHIN_OF.exec(text);
   if (withinOf) {
@@ -73,7 +73,11 @@ function toKm(amount: string, unit: string): number {
   return Number(amount) * UNIT_TO_KM[unit.toLowerCase()]!;
 }
 
+/** "around the world" and "near me" name no place to measure from. */
+const NOT_PLACES = new Set(['world', 'globe', 'me', 'us', 'here']);
+
 function namesARegion(place: string): boolean {
+  if (NOT_PLACES.has(normalizeName(place))) return true;
   const criteria = CRITERIA_BY_PHRASE.get(normalizeName(place));
   return criteria !== undefined && criteria.every((criterion) => criterion.countryCodes || criterion.continents);
 }
