@@ -1,31 +1,9 @@
-import { isValidationError, noopObserve, type ToolExecutionContext, type ValidationError } from '@mastra/core/tools';
+import { isValidationError } from '@mastra/core/tools';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spiritualDestinationsTool } from '../src/mastra/tools/spiritual-destinations-tool.ts';
-import { CONTINENTS, SPIRITUAL_DESTINATIONS } from '../src/mastra/tools/spiritual-destinations.ts';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 import { describeWeatherCode } from '../src/mastra/tools/wmo-weather-codes.ts';
-import { PARIS_WEATHER, startOpenMeteoStandIn, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
-
-interface ExecutableTool<Input, Output> {
-  execute?: (input: Input, context: ToolExecutionContext) => Promise<Output | ValidationError | void>;
-}
-
-/**
- * Calls a tool the way the agent runtime does: input plus an execution context.
- * Mastra validates both ends and answers a validation error instead of throwing.
- */
-function execute<Input, Output>(tool: ExecutableTool<Input, Output>, input: Input, abortSignal?: AbortSignal) {
-  if (!tool.execute) throw new Error('The tool has no execute function');
-  return tool.execute(input, { observe: noopObserve, abortSignal });
-}
-
-async function outputOf<Input, Output>(tool: ExecutableTool<Input, Output>, input: Input, abortSignal?: AbortSignal) {
-  const result = await execute(tool, input, abortSignal);
-  if (result === undefined || isValidationError(result)) {
-    throw new Error(`Expected output, got ${JSON.stringify(result)}`);
-  }
-  return result;
-}
+import { PARIS_WEATHER, startOpenMeteoStandIn, weatherAt, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
+import { execute, outputOf } from './fixtures/run-tool.ts';
 
 function weatherToolFor(service: OpenMeteoStandIn, timeoutMs: number) {
   return createWeatherTool({ geocodingUrl: service.geocodingUrl, forecastUrl: service.forecastUrl, timeoutMs });
@@ -51,6 +29,20 @@ describe('weatherTool', () => {
 
   it('maps the current conditions of the geocoded place', async () => {
     expect(await outputOf(weatherTool, { location: 'Paris' })).toEqual(PARIS_WEATHER);
+  });
+
+  it('reports the weather at any coordinates, as Open-Meteo does', async () => {
+    const weather = await outputOf(weatherTool, { location: 'Meteora', latitude: 39.7217, longitude: 21.6306 });
+    const expected = weatherAt(39.7217, 21.6306);
+    expect(weather).toEqual({
+      location: 'Meteora',
+      temperature: expected.temperature_2m,
+      feelsLike: expected.apparent_temperature,
+      humidity: expected.relative_humidity_2m,
+      windSpeed: expected.wind_speed_10m,
+      windGust: expected.wind_gusts_10m,
+      conditions: describeWeatherCode(expected.weather_code),
+    });
   });
 
   it('uses given coordinates as they are, without a name lookup', async () => {
@@ -195,111 +187,5 @@ describe('describeWeatherCode', () => {
 
   it('answers "Unknown" for codes outside the table', () => {
     expect([4, 50, 100, -1, 2.5].map(describeWeatherCode)).toEqual(Array(5).fill('Unknown'));
-  });
-});
-
-describe('spiritualDestinationsTool', () => {
-  const namesOf = (output: { destinations: Array<{ name: string }> }) => output.destinations.map(({ name }) => name);
-
-  it('is registered under the id the agent instructions use', () => {
-    expect(spiritualDestinationsTool.id).toBe('spiritualDestinationsTool');
-  });
-
-  it('without filters, returns the first five of the catalogue and counts them all', async () => {
-    const output = await outputOf(spiritualDestinationsTool, {});
-
-    expect(namesOf(output)).toEqual(SPIRITUAL_DESTINATIONS.slice(0, 5).map(({ name }) => name));
-    expect(output.total).toBe(SPIRITUAL_DESTINATIONS.length);
-  });
-
-  it('returns everything the agent needs to describe a place and check its weather', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { query: 'Varanasi', limit: 1 });
-
-    expect(output).toEqual({
-      destinations: [
-        {
-          name: 'Varanasi',
-          country: 'India',
-          region: 'Asia',
-          traditions: ['Hinduism'],
-          kind: 'pilgrimage site',
-          description: expect.stringContaining('Ganges'),
-          bestSeason: 'October to March',
-          latitude: 25.3068,
-          longitude: 83.0104,
-        },
-      ],
-      total: 1,
-    });
-  });
-
-  it('filters by continent', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { region: 'Oceania' });
-
-    expect(namesOf(output)).toEqual(['Uluru', 'Nan Tien Temple', 'Cape Reinga (Te Rerenga Wairua)']);
-    expect(output.total).toBe(3);
-  });
-
-  it('filters by tradition, accepting related word forms', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { tradition: 'buddhist', limit: 10 });
-
-    expect(namesOf(output)).toEqual([
-      'Mahabodhi Temple, Bodh Gaya',
-      'Lumbini',
-      'Mount Kailash',
-      'Angkor Wat',
-      'Borobudur',
-      'Mount Koya (Koyasan)',
-      "Paro Taktsang (Tiger's Nest)",
-      'Plum Village',
-      'Nan Tien Temple',
-    ]);
-  });
-
-  it('combines tradition and continent', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { tradition: 'Orthodox', region: 'Africa' });
-
-    expect(namesOf(output)).toEqual(['Rock-Hewn Churches of Lalibela', "Saint Catherine's Monastery"]);
-  });
-
-  it('ranks destinations matching more query words first, then keeps catalogue order', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { query: 'sacred mountain in Tibet', limit: 4 });
-
-    // Kailash matches all three words, the other sacred mountains two, and Bodh Gaya ("most sacred") heads those matching one.
-    expect(namesOf(output)).toEqual(['Mount Kailash', 'Bear Butte', 'Uluru', 'Mahabodhi Temple, Bodh Gaya']);
-    expect(output.total).toBe(9);
-  });
-
-  it('matches any word, ignoring case and accents', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { query: 'TAIZE maori' });
-
-    expect(namesOf(output)).toEqual(['Taizé Community', 'Cape Reinga (Te Rerenga Wairua)']);
-  });
-
-  it('applies the limit after counting every match', async () => {
-    const output = await outputOf(spiritualDestinationsTool, { query: 'Catholic', limit: 2 });
-
-    expect(namesOf(output)).toEqual(['Santiago de Compostela Cathedral', 'Sanctuary of Our Lady of Lourdes']);
-    expect(output.total).toBe(8);
-  });
-
-  it('answers an empty list when nothing matches', async () => {
-    expect(await outputOf(spiritualDestinationsTool, { query: 'Atlantis' })).toEqual({ destinations: [], total: 0 });
-  });
-
-  it('refuses a limit above ten', async () => {
-    expect(isValidationError(await execute(spiritualDestinationsTool, { limit: 11 }))).toBe(true);
-  });
-});
-
-describe('spiritual destinations catalogue', () => {
-  it('holds about thirty distinct places on every continent, with valid coordinates', () => {
-    expect(SPIRITUAL_DESTINATIONS.length).toBeGreaterThanOrEqual(28);
-    expect(new Set(SPIRITUAL_DESTINATIONS.map(({ name }) => name)).size).toBe(SPIRITUAL_DESTINATIONS.length);
-    expect(new Set(SPIRITUAL_DESTINATIONS.map(({ region }) => region))).toEqual(new Set(CONTINENTS));
-    for (const { latitude, longitude } of SPIRITUAL_DESTINATIONS) {
-      expect(Math.abs(latitude)).toBeLessThanOrEqual(90);
-      expect(Math.abs(longitude)).toBeLessThanOrEqual(180);
-    }
   });
 });

@@ -5,7 +5,7 @@ import type { RequestContext } from '@mastra/core/request-context';
 import type { Config } from '../../../mastra.config.ts';
 import { createCompanionModel, modelProviderOptions } from '../model.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
-import { spiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
+import { createSpiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
 
 export const COMPANION_AGENT_ID = 'companionAgent';
@@ -35,7 +35,7 @@ export function createCompanionAgent({ model, modelMaxRetries, openMeteo, memory
     maxRetries: modelMaxRetries,
     tools: {
       weatherTool: createWeatherTool(openMeteo),
-      spiritualDestinationsTool,
+      spiritualDestinationsTool: createSpiritualDestinationsTool(openMeteo),
     },
     memory,
     defaultOptions: { providerOptions: modelProviderOptions(model) },

@@ -1,124 +1,145 @@
+/**
+ * @module spiritual-destinations-tool
+ *
+ * The agent's way into the destination catalogue: structured filters and/or a request in plain
+ * words, optionally near a place. It reads the request, locates the place, and searches.
+ */
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
+import { countryCodeOf } from './countries.ts';
+import { DESTINATIONS } from './destination-catalogue.ts';
+import { parseQuery } from './destination-query.ts';
 import {
-  CONTINENTS,
-  DESTINATION_KINDS,
-  SPIRITUAL_DESTINATIONS,
-  type SpiritualDestination,
-} from './spiritual-destinations.ts';
+  ContinentSchema,
+  DestinationMatchSchema,
+  KindSchema,
+  PracticeSchema,
+  TraditionSchema,
+} from './destination-schema.ts';
+import { createDestinationSearch } from './destination-search.ts';
+import type { Criterion } from './destination-vocabulary.ts';
+import { locatePlace } from './place-locator.ts';
 
-const DestinationSchema = z.object({
-  name: z.string(),
-  country: z.string(),
-  region: z.enum(CONTINENTS).describe('Continent'),
-  traditions: z.array(z.string()),
-  kind: z.enum(DESTINATION_KINDS),
-  description: z.string(),
-  bestSeason: z.string().describe('When the weather or the calendar suits a visit'),
-  latitude: z.number().describe('Decimal degrees, WGS 84'),
-  longitude: z.number().describe('Decimal degrees, WGS 84'),
-});
-
-type Destination = z.infer<typeof DestinationSchema>;
+export interface SpiritualDestinationsToolOptions {
+  /** Open-Meteo geocoding base URL, without a trailing slash; asked only for places the gazetteer lacks. */
+  geocodingUrl: string;
+  /** Limit for that request. */
+  timeoutMs: number;
+}
 
 const DEFAULT_LIMIT = 5;
+const DEFAULT_RADIUS_KM = 100;
+const MAX_RADIUS_KM = 2000;
+const SERVICE = 'Geocoding service';
 
-// Words that would otherwise match nearly every description.
-const IGNORED_WORDS = new Set(['a', 'an', 'and', 'at', 'for', 'in', 'near', 'of', 'on', 'or', 'the', 'to', 'with']);
-
-export const spiritualDestinationsTool = createTool({
-  id: 'spiritualDestinationsTool',
-  description:
-    'Find spiritual destinations (pilgrimage sites, temples, monasteries, sacred mountains, retreat centres) in a curated ' +
-    'catalogue, by free text, continent or tradition. Each result has its country and coordinates, ' +
-    'useful for checking the weather there.',
-  inputSchema: z.object({
-    query: z
-      .string()
-      .optional()
-      .describe(
-        'Free text, e.g. "Buddhist monastery" or "Japan"; matches any word of the name, country, traditions, kind or description',
-      ),
-    region: z.enum(CONTINENTS).optional().describe('Only destinations on this continent'),
-    tradition: z
-      .string()
-      .optional()
-      .describe('Only destinations of this tradition, e.g. "Buddhism", "Catholic", "Sufi"'),
-    // Optional rather than `.default()`, so direct callers' types do not demand it either.
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(10)
-      .optional()
-      .describe(`Most destinations to return, ${DEFAULT_LIMIT} when left out`),
-  }),
-  outputSchema: z.object({
-    destinations: z.array(DestinationSchema).describe('Best matches first'),
-    total: z.number().int().describe('How many destinations matched before the limit was applied'),
-  }),
-  execute: async ({ query, region, tradition, limit = DEFAULT_LIMIT }) => {
-    const queryStems = stemsOf(query ?? '');
-    const traditionStems = stemsOf(tradition ?? '');
-    const matches = SPIRITUAL_DESTINATIONS.map((destination, catalogueIndex) => ({
-      destination,
-      catalogueIndex,
-      score: countMatchedStems(queryStems, searchableWordsOf(destination)),
-    }))
-      .filter(({ destination }) => !region || destination.region === region)
-      .filter(({ destination }) => matchesEveryStem(traditionStems, wordsOf(destination.traditions.join(' '))))
-      .filter(({ score }) => queryStems.length === 0 || score > 0)
-      .sort((a, b) => b.score - a.score || a.catalogueIndex - b.catalogueIndex);
-    return {
-      destinations: matches.slice(0, limit).map(({ destination }) => toDestination(destination)),
-      total: matches.length,
-    };
-  },
+const InputSchema = z.object({
+  query: z
+    .string()
+    .trim()
+    .max(300)
+    .optional()
+    .describe(
+      'The request in plain words, e.g. "Zen temple in Japan", "silent retreat in Thailand", "Sufi shrines near Delhi" ' +
+        'or a place name such as "Tiger\'s Nest"; traditions, kinds, practices, countries, continents and "near <place>" are understood',
+    ),
+  tradition: TraditionSchema.optional().describe('Only places of this tradition; a family such as "Buddhist" includes its branches'),
+  kind: KindSchema.optional().describe('Only places of this kind'),
+  practice: PracticeSchema.optional().describe('Only places where a visitor can do this'),
+  country: z.string().trim().min(2).max(60).optional().describe('Only places in this country, English name, e.g. "Japan"'),
+  continent: ContinentSchema.optional().describe('Only places on this continent'),
+  near: z
+    .string()
+    .trim()
+    .min(2)
+    .max(100)
+    .optional()
+    .describe('A town, city or landmark to search around, e.g. "Kyoto" or "Kyoto, Japan"; results are sorted by distance'),
+  radiusKm: z
+    .number()
+    .positive()
+    .max(MAX_RADIUS_KM)
+    .optional()
+    .describe(`How far from the "near" place to search, ${DEFAULT_RADIUS_KM} km when left out`),
+  // Optional rather than `.default()`, so direct callers' types do not demand it either.
+  limit: z.number().int().min(1).max(20).optional().describe(`Most destinations to return, ${DEFAULT_LIMIT} when left out`),
 });
 
-function searchableWordsOf(destination: SpiritualDestination): string[] {
-  const { name, country, traditions, kind, description } = destination;
-  return wordsOf([name, country, ...traditions, kind, description].join(' '));
+const OutputSchema = z.object({
+  destinations: z
+    .array(DestinationMatchSchema)
+    .describe('Best match first; nearest first for a search near a place, each with its distanceKm'),
+  total: z.number().int().describe('How many destinations matched before the limit was applied'),
+  understood: z
+    .object({
+      criteria: z.array(z.string()).describe('The filters applied, as asked for, e.g. ["zen", "temple", "japan"]'),
+      near: z
+        .object({
+          name: z.string(),
+          country: z.string().optional(),
+          latitude: z.number(),
+          longitude: z.number(),
+          radiusKm: z.number(),
+        })
+        .optional()
+        .describe('The place searched around'),
+      ignoredWords: z.array(z.string()).describe('Words of the query that matched no destination and were ignored'),
+    })
+    .describe('How the request was read, so the answer can say what was and was not searched for'),
+});
+
+/** Builds the destinations tool; the caller passes the Open-Meteo settings from the service config. */
+export function createSpiritualDestinationsTool(options: SpiritualDestinationsToolOptions) {
+  const search = createDestinationSearch(DESTINATIONS);
+  return createTool({
+    id: 'spiritualDestinationsTool',
+    description:
+      'Find spiritual destinations in a curated catalogue of real places: pilgrimage sites, temples, shrines, ' +
+      'monasteries, churches, mosques, synagogues, gurdwaras, ashrams, retreat centres, sacred mountains, lakes and ' +
+      'forests of every tradition on every continent. Each result has a description, practices, best season, ' +
+      'visitor notes and coordinates (pass them to weatherTool).',
+    inputSchema: InputSchema,
+    outputSchema: OutputSchema,
+    execute: async (input, { abortSignal }) => {
+      const parsed = parseQuery(input.query ?? '');
+      const nearName = input.near ?? parsed.near?.place;
+      const radiusKm = input.radiusKm ?? parsed.near?.radiusKm ?? DEFAULT_RADIUS_KM;
+      const place = nearName
+        ? await locatePlace(nearName, DESTINATIONS, { ...options, service: SERVICE, abortSignal })
+        : undefined;
+      if (nearName && !place) throw new Error(`Place "${nearName}" was not found`);
+      const criteria = [...criteriaOf(input), ...parsed.criteria];
+      const answer = search({
+        criteria,
+        freeWords: parsed.freeWords,
+        near: place && { ...place, radiusKm },
+        limit: input.limit ?? DEFAULT_LIMIT,
+      });
+      return {
+        destinations: answer.destinations,
+        total: answer.total,
+        understood: {
+          criteria: criteria.map((criterion) => criterion.label),
+          ...(place && { near: { ...place, radiusKm } }),
+          ignoredWords: answer.ignoredWords,
+        },
+      };
+    },
+  });
 }
 
-/** Lower-case words without accents, so "Taize" finds "Taizé" and "Maori" finds "Māori". */
-function wordsOf(text: string): string[] {
-  return text
-    .normalize('NFD')
-    .replace(/\p{Mark}/gu, '')
-    .toLowerCase()
-    .split(/[^\p{Letter}\p{Number}]+/u)
-    .filter(Boolean);
+function criteriaOf({ tradition, kind, practice, country, continent }: z.infer<typeof InputSchema>): Criterion[] {
+  const criteria: Criterion[] = [];
+  if (tradition) criteria.push({ label: tradition, traditions: [tradition] });
+  if (kind) criteria.push({ label: kind, kinds: [kind] });
+  if (practice) criteria.push({ label: practice, practices: [practice] });
+  if (country) criteria.push({ label: country, countryCodes: [countryCodeOfInput(country)] });
+  if (continent) criteria.push({ label: continent, continents: [continent] });
+  return criteria;
 }
 
-function stemsOf(text: string): string[] {
-  const words = wordsOf(text).filter((word) => !IGNORED_WORDS.has(word));
-  return [...new Set(words.map(stemOf))];
-}
-
-/**
- * Cuts common endings so that, matched as a word prefix, "Buddhist" finds
- * "Buddhism", "temples" finds "temple" and "monasteries" finds "monastery".
- * Short words are kept whole: their stems would match too much.
- */
-function stemOf(word: string): string {
-  const stem = word.replace(/(?:isms?|ists?|ies|ic|es|s|y)$/, '');
-  return stem.length >= 4 ? stem : word;
-}
-
-function matchesStem(stem: string, words: readonly string[]): boolean {
-  return words.some((word) => word.startsWith(stem));
-}
-
-function countMatchedStems(stems: readonly string[], words: readonly string[]): number {
-  return stems.filter((stem) => matchesStem(stem, words)).length;
-}
-
-function matchesEveryStem(stems: readonly string[], words: readonly string[]): boolean {
-  return stems.every((stem) => matchesStem(stem, words));
-}
-
-// A copy, so callers cannot mutate the shared catalogue through the result.
-function toDestination(destination: SpiritualDestination): Destination {
-  return { ...destination, traditions: [...destination.traditions] };
+function countryCodeOfInput(country: string): string {
+  const code = countryCodeOf(country);
+  // Regions such as "Tibet" or "Middle East" belong in the query, which understands them.
+  if (!code) throw new Error(`"${country}" is not a country name; put regions in the query instead`);
+  return code;
 }

@@ -1,6 +1,9 @@
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
+import { geocode, getJson, parseResponse, type GeocodedPlace } from './open-meteo-client.ts';
 import { describeWeatherCode } from './wmo-weather-codes.ts';
+
+const SERVICE = 'Weather service';
 
 export interface WeatherToolOptions {
   /** Open-Meteo geocoding base URL, without a trailing slash. */
@@ -10,20 +13,6 @@ export interface WeatherToolOptions {
   /** Limit for each of the two requests, so a slow service cannot stall the agent. */
   timeoutMs: number;
 }
-
-// Only the fields this tool reads; Open-Meteo sends many more.
-const GeocodingResponseSchema = z.object({
-  results: z
-    .array(
-      z.object({
-        name: z.string(),
-        latitude: z.number(),
-        longitude: z.number(),
-        country: z.string().optional(),
-      }),
-    )
-    .optional(),
-});
 
 /** Open-Meteo `current` variables, in their default units: °C, %, km/h and a WMO code. */
 const CurrentConditionsSchema = z.object({
@@ -39,8 +28,6 @@ const CurrentConditionsSchema = z.object({
 const CURRENT_VARIABLES = Object.keys(CurrentConditionsSchema.shape).join(',');
 
 const ForecastResponseSchema = z.object({ current: CurrentConditionsSchema });
-
-type Place = NonNullable<z.infer<typeof GeocodingResponseSchema>['results']>[number];
 
 const WeatherSchema = z.object({
   temperature: z.number().describe('Air temperature 2 m above ground, in °C'),
@@ -81,26 +68,23 @@ export function createWeatherTool(options: WeatherToolOptions) {
   });
 }
 
-async function findPlace(location: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Place> {
+async function findPlace(location: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<GeocodedPlace> {
   // Open-Meteo matches names only: "Paris, France" finds nothing, "Paris" does.
   const name = location.split(',')[0]!.trim() || location;
-  const url = new URL(`${options.geocodingUrl}/v1/search`);
-  url.search = new URLSearchParams({ name, count: '1', language: 'en', format: 'json' }).toString();
-  const body = await getJson(url, options.timeoutMs, abortSignal);
-  // Open-Meteo leaves `results` out entirely when nothing matches.
-  const place = parseResponse(GeocodingResponseSchema, body).results?.[0];
+  const place = await geocode(name, { ...options, service: SERVICE, abortSignal });
   if (!place) throw new Error(`Location "${location}" was not found`);
   return place;
 }
 
-async function fetchCurrentWeather(place: Place, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Weather> {
+async function fetchCurrentWeather(place: GeocodedPlace, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<Weather> {
   const url = new URL(`${options.forecastUrl}/v1/forecast`);
   url.search = new URLSearchParams({
     latitude: String(place.latitude),
     longitude: String(place.longitude),
     current: CURRENT_VARIABLES,
   }).toString();
-  const { current } = parseResponse(ForecastResponseSchema, await getJson(url, options.timeoutMs, abortSignal));
+  const body = await getJson(url, { timeoutMs: options.timeoutMs, service: SERVICE, abortSignal });
+  const { current } = parseResponse(ForecastResponseSchema, body, SERVICE);
   return {
     temperature: current.temperature_2m,
     feelsLike: current.apparent_temperature,
@@ -110,33 +94,4 @@ async function fetchCurrentWeather(place: Place, options: WeatherToolOptions, ab
     conditions: describeWeatherCode(current.weather_code),
     location: place.country ? `${place.name}, ${place.country}` : place.name,
   };
-}
-
-async function getJson(url: URL, timeoutMs: number, abortSignal?: AbortSignal): Promise<unknown> {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = abortSignal ? AbortSignal.any([timeout, abortSignal]) : timeout;
-  let response: Response;
-  try {
-    response = await fetch(url, { signal, headers: { accept: 'application/json' } });
-    if (response.ok) return await response.json();
-  } catch (error) {
-    if (timeout.aborted) throw new Error(`Weather service did not answer within ${timeoutMs} ms`, { cause: error });
-    // Cancelled by the caller (the agent run was aborted): nothing to explain.
-    if (abortSignal?.aborted) throw error;
-    if (error instanceof SyntaxError) throw unexpectedResponse(error);
-    throw new Error('Weather service could not be reached', { cause: error });
-  }
-  // Release the connection; the error body is of no use to the agent.
-  await response.body?.cancel();
-  throw new Error(`Weather service answered ${response.status}`);
-}
-
-function parseResponse<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw unexpectedResponse(parsed.error);
-  return parsed.data;
-}
-
-function unexpectedResponse(cause: unknown): Error {
-  return new Error('Weather service sent an unexpected response', { cause });
 }

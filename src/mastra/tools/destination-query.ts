@@ -1,0 +1,167 @@
+/**
+ * @module destination-query
+ *
+ * Reads a request in plain words ("a Zen temple in Japan", "Sufi shrines within 50 km of Delhi")
+ * into criteria the catalogue can be filtered by, a place to search near, and the words left over
+ * for full-text ranking. Pure: no I/O, so every reading can be unit-tested.
+ */
+import { countryCodeOf, countryNames, normalizeName } from './countries.ts';
+import { familyOf } from './destination-schema.ts';
+import { PHRASES, STOP_WORDS, type Criterion, type CriterionSpec } from './destination-vocabulary.ts';
+
+export interface NearRequest {
+  /** The place as written, e.g. "Kyoto" or "Santiago de Compostela". */
+  place: string;
+  radiusKm?: number;
+}
+
+export interface ParsedQuery {
+  /** Every criterion must be met; each is met by any of its alternatives. */
+  criteria: Criterion[];
+  near?: NearRequest;
+  /** Words that named no criterion, for full-text ranking ("garden", "Kyoto", "Tiger's Nest"). */
+  freeWords: string[];
+}
+
+/** Country names that are also everyday words ("show us temples"). */
+const AMBIGUOUS_COUNTRY_NAMES = new Set(['us', 'u s', 'u s a']);
+
+const LONGEST_PHRASE_WORDS = 4;
+
+const CRITERIA_BY_PHRASE: ReadonlyMap<string, readonly CriterionSpec[]> = buildPhraseIndex();
+
+function buildPhraseIndex(): Map<string, readonly CriterionSpec[]> {
+  const index = new Map<string, readonly CriterionSpec[]>();
+  for (const name of countryNames()) {
+    const code = countryCodeOf(name);
+    if (code && !AMBIGUOUS_COUNTRY_NAMES.has(name)) index.set(name, [{ countryCodes: [code] }]);
+  }
+  // The vocabulary wins over country names: "Georgia" stays a country, "Tibet" is not one.
+  for (const [phrases, criteria] of PHRASES) for (const phrase of phrases) index.set(phrase, criteria);
+  return index;
+}
+
+const UNIT_TO_KM: Record<string, number> = { km: 1, kms: 1, kilometre: 1, kilometres: 1, kilometer: 1, kilometers: 1, mi: 1.609344, mile: 1.609344, miles: 1.609344 };
+const DISTANCE = String.raw`(\d+(?:\.\d+)?)\s*(kms?|kilomet(?:re|er)s?|mi|miles?)\b`;
+const PLACE = String.raw`(?:the\s+)?([^,.;!?]+?)`;
+const PLACE_END = String.raw`(?=\s+(?:within|in|for|with|that|which|where|and)\b|\s*[,.;!?]|\s*$)`;
+const WITHIN_OF = new RegExp(String.raw`\bwithin\s+${DISTANCE}\s+(?:of|from|around)\s+${PLACE}${PLACE_END}`, 'iu');
+const NEAR = new RegExp(String.raw`\b(?:near|nearby|around|close to|next to|not far from|outside)\s+${PLACE}${PLACE_END}`, 'iu');
+const RADIUS = new RegExp(String.raw`\bwithin\s+${DISTANCE}`, 'iu');
+
+export function parseQuery(text: string): ParsedQuery {
+  const { near, rest } = extractNear(text);
+  const { criteria, freeWords } = readWords(normalizeName(rest).split(' ').filter(Boolean));
+  return { criteria: mergeAlternatives(criteria), near, freeWords };
+}
+
+/** Takes "near X" or "within N km of X" out of the text, unless X is a country, a region ("around Japan") or no place at all. */
+function extractNear(text: string): { near?: NearRequest; rest: string } {
+  const withinOf = WITHIN_OF.exec(text);
+  if (withinOf) {
+    const [phrase, amount, unit, place] = withinOf;
+    return { near: { place: place.trim(), radiusKm: toKm(amount, unit) }, rest: text.replace(phrase, ' ') };
+  }
+  const near = NEAR.exec(text);
+  if (!near || namesARegion(near[1])) return { rest: text.replace(RADIUS, ' ') };
+  const radius = RADIUS.exec(text);
+  const rest = text.replace(near[0], ' ').replace(RADIUS, ' ');
+  return { near: { place: near[1].trim(), ...(radius && { radiusKm: toKm(radius[1], radius[2]) }) }, rest };
+}
+
+function toKm(amount: string, unit: string): number {
+  return Number(amount) * UNIT_TO_KM[unit.toLowerCase()]!;
+}
+
+/** "around the world" and "near me" name no place to measure from. */
+const NOT_PLACES = new Set(['world', 'globe', 'me', 'us', 'here']);
+
+function namesARegion(place: string): boolean {
+  if (NOT_PLACES.has(normalizeName(place))) return true;
+  const criteria = CRITERIA_BY_PHRASE.get(normalizeName(place));
+  return criteria !== undefined && criteria.every((criterion) => criterion.countryCodes || criterion.continents);
+}
+
+/** Longest known phrase first at each position; what matches nothing and is no stop word is free text. */
+function readWords(words: readonly string[]): { criteria: Criterion[]; freeWords: string[] } {
+  const criteria: Criterion[] = [];
+  const freeWords: string[] = [];
+  for (let start = 0; start < words.length; ) {
+    const match = longestPhraseAt(words, start);
+    if (match) {
+      criteria.push(...match.criteria.map((spec) => ({ label: match.phrase, ...spec })));
+      start += match.length;
+      continue;
+    }
+    const word = words[start]!;
+    if (!STOP_WORDS.has(word) && !/^\d+$/.test(word)) freeWords.push(word);
+    start += 1;
+  }
+  return { criteria, freeWords };
+}
+
+function longestPhraseAt(words: readonly string[], start: number) {
+  for (let length = Math.min(LONGEST_PHRASE_WORDS, words.length - start); length > 0; length--) {
+    const phrase = words.slice(start, start + length);
+    const last = phrase.at(-1)!;
+    for (const ending of new Set([last, singularOf(last)])) {
+      const candidate = [...phrase.slice(0, -1), ending].join(' ');
+      const criteria = CRITERIA_BY_PHRASE.get(candidate);
+      if (criteria) return { phrase: phrase.join(' '), criteria, length };
+    }
+  }
+  return undefined;
+}
+
+/** Enough English plurals for the vocabulary: monasteries, churches, temples. */
+export function singularOf(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (/(?:ch|sh|ss|x)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  return word;
+}
+
+type Dimension = 'tradition' | 'kind' | 'place';
+
+/**
+ * Several traditions, kinds or places in one request are alternatives: "Buddhist or Hindu
+ * temples in Nepal or Bhutan". A branch named with its family narrows it: "Zen Buddhist" is Zen.
+ */
+function mergeAlternatives(criteria: readonly Criterion[]): Criterion[] {
+  const groups = new Map<Dimension, Criterion[]>();
+  const others: Criterion[] = [];
+  for (const criterion of criteria) {
+    const dimension = dimensionOf(criterion);
+    if (dimension) groups.set(dimension, [...(groups.get(dimension) ?? []), criterion]);
+    else others.push(criterion);
+  }
+  const merged = [...groups.entries()].map(([dimension, group]) =>
+    dimension === 'tradition' ? mergeTraditions(group) : mergeCriteria(group),
+  );
+  return [...merged, ...others];
+}
+
+function dimensionOf({ traditions, kinds, nameWords, countryCodes, continents, practices }: Criterion): Dimension | undefined {
+  if (practices) return undefined;
+  if (traditions && !kinds && !countryCodes && !continents) return 'tradition';
+  if (kinds && !traditions && !countryCodes && !continents) return 'kind';
+  if ((countryCodes || continents) && !traditions && !kinds && !nameWords) return 'place';
+  return undefined;
+}
+
+function mergeTraditions(group: readonly Criterion[]): Criterion {
+  const named = group.flatMap((criterion) => criterion.traditions ?? []);
+  const impliedFamilies = new Set(named.filter((tradition) => familyOf(tradition) !== tradition).map(familyOf));
+  return mergeCriteria(group.filter((criterion) => !criterion.traditions!.every((tradition) => impliedFamilies.has(tradition))));
+}
+
+function mergeCriteria(group: readonly Criterion[]): Criterion {
+  if (group.length === 1) return group[0]!;
+  const merged: Criterion = { label: group.map((criterion) => criterion.label).join(' or ') };
+  for (const key of ['traditions', 'kinds', 'nameWords', 'countryCodes', 'continents'] as const) {
+    const values = [...new Set(group.flatMap((criterion): readonly string[] => criterion[key] ?? []))];
+    if (values.length > 0) Object.assign(merged, { [key]: values });
+  }
+  return merged;
+}

@@ -1,0 +1,129 @@
+import { isValidationError } from '@mastra/core/tools';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startOpenMeteoStandIn, type OpenMeteoStandIn } from '../../../tests/fixtures/open-meteo-stand-in.ts';
+import { execute, outputOf } from '../../../tests/fixtures/run-tool.ts';
+import { createSpiritualDestinationsTool } from './spiritual-destinations-tool.ts';
+
+/** A landmark the offline gazetteer does not list as a town, so only Open-Meteo can place it. */
+const KATHMANDU_VALLEY = {
+  geocoding: {
+    id: 9_000_001,
+    name: 'Kathmandu Valley',
+    latitude: 27.7,
+    longitude: 85.33,
+    elevation: 1400,
+    feature_code: 'VAL',
+    country_code: 'NP',
+    timezone: 'Asia/Kathmandu',
+    country: 'Nepal',
+  },
+  current: { temperature_2m: 21, apparent_temperature: 21, relative_humidity_2m: 60, wind_speed_10m: 5, wind_gusts_10m: 9, weather_code: 1 },
+};
+
+describe('spiritualDestinationsTool', () => {
+  let standIn: OpenMeteoStandIn;
+  let tool: ReturnType<typeof createSpiritualDestinationsTool>;
+
+  beforeAll(async () => {
+    standIn = await startOpenMeteoStandIn();
+    tool = createSpiritualDestinationsTool({ geocodingUrl: standIn.geocodingUrl, timeoutMs: 1_000 });
+  });
+  afterAll(() => standIn.close());
+  beforeEach(() => {
+    standIn.reset();
+    standIn.places.set('kathmandu valley', KATHMANDU_VALLEY);
+  });
+
+  it('is registered under the id the agent instructions use', () => {
+    expect(tool.id).toBe('spiritualDestinationsTool');
+  });
+
+  it('answers a plain request with catalogue places and says how it read it', async () => {
+    const output = await outputOf(tool, { query: 'Zen temple in Japan', limit: 3 });
+
+    expect(output.destinations).toHaveLength(3);
+    expect(output.total).toBeGreaterThan(3);
+    expect(output.destinations[0]).toMatchObject({ country: 'Japan', kind: 'temple', traditions: ['Buddhist', 'Zen'] });
+    expect(output.destinations[0]).toHaveProperty('visitorNotes');
+    expect(output.understood).toEqual({ criteria: ['zen', 'temple', 'japan'], ignoredWords: [] });
+  });
+
+  it('applies structured filters, alone or with a request', async () => {
+    const output = await outputOf(tool, { tradition: 'Sikh', country: 'Pakistan', limit: 10 });
+    expect(output.destinations.map(({ id }) => id).sort()).toEqual([
+      'gurdwara-darbar-sahib-kartarpur',
+      'gurdwara-janam-asthan',
+    ]);
+    const withQuery = await outputOf(tool, { query: 'birthplace of Guru Nanak', country: 'Pakistan', limit: 1 });
+    expect(withQuery.destinations.map(({ id }) => id)).toEqual(['gurdwara-janam-asthan']);
+  });
+
+  it('places "near" a town offline, sorted by distance, without calling Open-Meteo', async () => {
+    const output = await outputOf(tool, { query: 'Shinto shrines', near: 'Kyoto', radiusKm: 100 });
+
+    expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])).toEqual([
+      ['fushimi-inari-taisha', 6.2],
+      ['kasuga-taisha', 38.8],
+    ]);
+    expect(output.understood.near).toEqual({ name: 'Kyoto', country: 'Japan', latitude: 35.02107, longitude: 135.75385, radiusKm: 100 });
+    expect(standIn.requests).toEqual([]);
+  });
+
+  it('reads "near X within N km" out of the request itself', async () => {
+    const output = await outputOf(tool, { query: 'monasteries within 30 km of Kathmandu, Nepal' });
+
+    expect(output.understood.near).toMatchObject({ name: 'Kathmandu', country: 'Nepal', radiusKm: 30 });
+    expect(output.destinations.map(({ id }) => id)).toContain('kopan-monastery');
+    expect(output.destinations.every(({ distanceKm }) => distanceKm! <= 30)).toBe(true);
+  });
+
+  it('searches near a catalogue destination by its name', async () => {
+    const output = await outputOf(tool, { near: 'Mount Kailash', radiusKm: 50 });
+
+    expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])).toEqual([
+      ['mount-kailash', 0],
+      ['lake-manasarovar', 48.2],
+    ]);
+    expect(standIn.requests).toEqual([]);
+  });
+
+  it('asks Open-Meteo for a place the gazetteer does not know', async () => {
+    const output = await outputOf(tool, { query: 'stupas', near: 'Kathmandu Valley', radiusKm: 25 });
+
+    expect(standIn.requests).toEqual([
+      { path: '/v1/search', query: { name: 'Kathmandu Valley', count: '1', language: 'en', format: 'json' } },
+    ]);
+    expect(output.understood.near).toEqual({ name: 'Kathmandu Valley', country: 'Nepal', latitude: 27.7, longitude: 85.33, radiusKm: 25 });
+    expect(output.destinations.map(({ id }) => id)).toEqual(['boudhanath', 'swayambhunath']);
+  });
+
+  it('fails clearly when no one knows the place', async () => {
+    // (Atlantis would not do: the gazetteer knows a town of that name near Cape Town.)
+    await expect(execute(tool, { near: 'Xanadu Hollow' })).rejects.toThrow('Place "Xanadu Hollow" was not found');
+    expect(standIn.requests.map(({ query }) => query.name)).toEqual(['Xanadu Hollow']);
+  });
+
+  it('fails clearly when the geocoding service fails', async () => {
+    standIn.failNext(503);
+    await expect(execute(tool, { near: 'Kathmandu Valley' })).rejects.toThrow('Geocoding service answered 503');
+  });
+
+  it('refuses a country name it does not know instead of ignoring it', async () => {
+    await expect(execute(tool, { country: 'Atlantis' })).rejects.toThrow('"Atlantis" is not a country name');
+  });
+
+  it('returns nothing, not a guess, for nonsense', async () => {
+    expect(await outputOf(tool, { query: 'xqzv blorft' })).toEqual({
+      destinations: [],
+      total: 0,
+      understood: { criteria: [], ignoredWords: [] },
+    });
+  });
+
+  it('rejects values outside its vocabularies and limits before searching', async () => {
+    expect(isValidationError(await execute(tool, { limit: 21 }))).toBe(true);
+    expect(isValidationError(await execute(tool, { tradition: 'Buddhism' as 'Buddhist' }))).toBe(true);
+    expect(isValidationError(await execute(tool, { near: 'Kyoto', radiusKm: 5000 }))).toBe(true);
+    expect(standIn.requests).toEqual([]);
+  });
+});
