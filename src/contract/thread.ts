@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
+import { safeId } from './ids.ts';
 
 /**
  * SPEC's Thread record and the thread API's schemas (SPEC shows no thread
@@ -30,16 +31,14 @@ export const threadSchema = z.object({
 
 export type SpecThread = z.infer<typeof threadSchema>;
 
-export const ownerQuery = z.object({
-  resourceId: z.string({ error: 'resourceId is required' }).trim().min(1, 'resourceId is required'),
-});
+export const ownerQuery = z.object({ resourceId: safeId('resourceId') });
 
 export const pageQuery = ownerQuery.extend({
   page: z.coerce.number().int().min(0).default(0),
   perPage: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-export const threadIdParam = z.object({ threadId: z.string().min(1) });
+export const threadIdParam = z.object({ threadId: safeId('threadId') });
 
 export const threadPatch = z
   .object({
