@@ -34,12 +34,22 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
+  /** Response headers the answer must carry, e.g. `Allow` on a 405. */
+  readonly headers: Record<string, string>;
 
-  constructor(status: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}, cause?: unknown) {
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    cause?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     super(message, { cause });
     this.status = status;
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 }
 
@@ -59,6 +69,30 @@ export function fromZodError(error: z.ZodError, subject = 'request body') {
 
 export function bodyTooLarge(maxBytes: number) {
   return new ApiError(413, 'INVALID_REQUEST', `Request body exceeds ${maxBytes} bytes.`, { maxBytes });
+}
+
+export function unsupportedMediaType(contentType: string | undefined) {
+  return new ApiError(415, 'INVALID_REQUEST', 'Content-Type must be application/json.', { contentType: contentType ?? null });
+}
+
+/** A query parameter name that would reach `Object.prototype` in a naive parser. */
+export function unsafeQueryKey(key: string) {
+  return invalidRequest(`Query parameter "${key}" is not allowed.`, { parameter: key });
+}
+
+export function routeNotFound(method: string, path: string) {
+  return new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`, { method, path });
+}
+
+export function methodNotAllowed(method: string, path: string, allowed: string[]) {
+  return new ApiError(
+    405,
+    'INVALID_REQUEST',
+    `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+    { method, path, allowed },
+    undefined,
+    { allow: allowed.join(', ') },
+  );
 }
 
 export function threadNotFound(threadId: string) {
@@ -130,6 +164,23 @@ function classifyAgentFailure(error: unknown): ApiError {
   }
   if (call) return new ApiError(500, 'MODEL_ERROR', 'The language model server could not be reached.');
   return new ApiError(500, 'MODEL_ERROR', 'The agent failed to produce a response.');
+}
+
+/**
+ * A framework route's own error answer, reduced to its status: Mastra's
+ * messages can echo request bodies, prompts or upstream URLs, so none of it is
+ * passed on.
+ */
+export function frameworkError(status: number): ApiError {
+  if (status >= 500) return new ApiError(status, 'MODEL_ERROR', `The request failed on the server (status ${status}).`);
+  const code = CODE_FOR_FRAMEWORK_STATUS[status] ?? 'INVALID_REQUEST';
+  return new ApiError(status, code, `The request was refused (status ${status}).`);
+}
+
+export function isErrorBody(body: unknown): body is ErrorBody {
+  if (!body || typeof body !== 'object') return false;
+  const { error, code, details } = body as Partial<ErrorBody>;
+  return typeof error === 'string' && ERROR_CODES.includes(code as ErrorCode) && typeof details === 'object' && details !== null;
 }
 
 export function errorBody(error: ApiError, options: { isDevelopment: boolean }): ErrorBody {
