@@ -13,9 +13,13 @@ import { COMPANION_AGENT_ID, createCompanionAgent } from './mastra/agents/compan
 import { createMemory } from './mastra/memory.ts';
 import { createStorage } from './mastra/storage.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
+import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
+import { createCorsOrigin } from './security/cors-origin.ts';
+import { queryGuard } from './security/query-guard.ts';
+import { createRouteGate } from './security/route-gate.ts';
 
 export function createMastra(config: Config): Mastra {
   // The database belongs to conversation memory alone. Given to Mastra as a whole it would also hold
@@ -37,20 +41,35 @@ export function createMastra(config: Config): Mastra {
     server: {
       port: config.server.port,
       host: config.server.host,
-      middleware: [traceId, ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream })],
+      // Ours run after Mastra's context, CORS, /health and auth middleware, before every route handler.
+      middleware: [
+        traceId,
+        queryGuard,
+        errors.envelope,
+        createRouteGate({ mode: config.server.mode }),
+        ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream, mode: config.server.mode }),
+      ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,
       build: { openAPIDocs: true },
+      bodySizeLimit: MAX_BODY_BYTES,
       // Browser clients need to read the ids the SPEC routes answer with.
-      cors: { exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
+      cors: { origin: createCorsOrigin(config.cors), exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
       apiRoutes: createThreadRoutes(errors.specErrors),
     },
   });
 }
 
+/**
+ * How `npm start` serves the Mastra instance: no Studio, and no browser-stream
+ * WebSocket route (Mastra registers it ahead of every middleware, so the route
+ * gate could not close it; the companion has no browser tool).
+ */
+export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false };
+
 /** The whole service as one in-process Hono app (`app.request()` / `app.fetch`), exactly as `npm start` serves it. */
 export async function createApp(config: Config) {
   const mastra = createMastra(config);
-  const app = await createHonoServer(mastra, { tools: {}, studio: false });
+  const app = await createHonoServer(mastra, SERVER_OPTIONS);
   return { mastra, app };
 }

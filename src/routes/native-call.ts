@@ -1,0 +1,86 @@
+import type { Context } from 'hono';
+import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
+import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
+import { invalidRequest, fromZodError } from '../contract/errors.ts';
+import { nativeAgentRequest, playgroundAgentRequest, type NativeMemory } from '../contract/native-request.ts';
+import { redactRequestBody } from '../contract/redact.ts';
+import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import type { ServerMode } from '../security/route-gate.ts';
+import { findOwnedThread, requireMemory } from '../threads/thread-service.ts';
+import { readJsonBody } from './agent-call.ts';
+import { replaceJsonBody } from './response-body.ts';
+import './context.ts';
+
+/**
+ * @module The checks a native request passes before Mastra's stock agent
+ * handler runs it (the `x-mastra-client-type` header selects that wire format
+ * and grants nothing): the body against the native allow-list, the request
+ * context (body and `?requestContext=` merged) holding nothing but
+ * `personality`, and `memory` naming a thread of the caller. In development the
+ * body is Studio's (see native-request.ts); the memory rules still hold.
+ * Mastra's generate reply carries the model request with the agent's
+ * instructions; outside development it is redacted (its stream already is).
+ */
+export interface NativeCallOptions {
+  mode: ServerMode;
+}
+
+const CLIENT_CONTEXT_KEYS = new Set([PERSONALITY_KEY]);
+
+export async function checkNativeCall(c: Context, options: NativeCallOptions): Promise<void> {
+  const schema = options.mode === 'production' ? nativeAgentRequest : playgroundAgentRequest;
+  const parsed = schema.safeParse(await readJsonBody(c));
+  if (!parsed.success) throw fromZodError(parsed.error);
+  if (options.mode === 'production') checkRequestContextKeys(c);
+  if (parsed.data.memory) await checkMemoryOwner(c, parsed.data.memory);
+}
+
+/** Keys the server sets (auth, Studio) are reserved; a client may only choose the voice. */
+function checkRequestContextKeys(c: Context) {
+  const clientKeys = [...c.get('requestContext').keys()].filter((key) => !isReservedRequestContextKey(key));
+  const refused = clientKeys.filter((key) => !CLIENT_CONTEXT_KEYS.has(key));
+  if (refused.length > 0) {
+    throw invalidRequest(`requestContext may only hold ${[...CLIENT_CONTEXT_KEYS].join(', ')}; refused: ${refused.join(', ')}`, {
+      field: 'requestContext',
+      refused,
+    });
+  }
+}
+
+/**
+ * The caller is the authenticated user when auth sets Mastra's reserved
+ * resource key, else whoever `memory.resource` names; either way the thread
+ * must be new or theirs (another user's thread is a 404, like a missing one).
+ */
+async function checkMemoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource'>) {
+  const caller = c.get('requestContext').get(MASTRA_RESOURCE_ID_KEY) as string | undefined;
+  if (caller && memory.resource && memory.resource !== caller) {
+    throw invalidRequest("memory.resource must be the authenticated user's id", { field: 'memory.resource' });
+  }
+  const resource = caller ?? memory.resource;
+  if (!resource) {
+    throw invalidRequest('memory.thread requires memory.resource: a thread always belongs to a user', { field: 'memory.resource' });
+  }
+  const store = requireMemory(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory());
+  await findOwnedThread(store, memory.thread, resource);
+}
+
+interface NativeGenerateReply {
+  request?: { body?: unknown };
+  steps?: Array<{ request?: { body?: unknown } }>;
+}
+
+/** The stock generate reply with each model request's system prompt and tool schemas redacted, as SPEC's is. */
+export async function redactNativeReply(c: Context): Promise<void> {
+  if (c.res.status !== 200 || !c.res.headers.get('content-type')?.startsWith('application/json')) return;
+  const reply = (await c.res.json()) as NativeGenerateReply;
+  replaceJsonBody(c, 200, {
+    ...reply,
+    request: redactedRequest(reply.request),
+    steps: reply.steps?.map((step) => ({ ...step, request: redactedRequest(step.request) })),
+  });
+}
+
+function redactedRequest(request: { body?: unknown } | undefined) {
+  return request && { ...request, body: redactRequestBody(request.body) };
+}
