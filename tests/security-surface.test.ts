@@ -342,6 +342,23 @@ describe('native protocol: the header selects a wire format and grants nothing',
     expect(await storeSnapshot(service.storage)).toEqual(before);
   });
 
+  it('sends a model failure on either native route without its message, stack, URL or the prompt', async () => {
+    const upstream = { status: 500, message: 'boom at http://10.0.0.7:11434/v1 with key sk-live-secret' };
+    for (const path of [GENERATE, STREAM]) {
+      service.model.script({ error: upstream });
+      const response = await service.post(path, { messages: 'Hi' }, NATIVE);
+      const text = await response.text();
+      for (const leak of ['10.0.0.7', 'sk-live-secret', '127.0.0.1', 'You are the Friend', 'node_modules', 'stack']) expect(text, `${path}: ${leak}`).not.toContain(leak);
+      if (path === STREAM) {
+        const error = text.split('\n\n').map((frame) => frame.slice('data: '.length)).filter((data) => data.startsWith('{')).map((data) => JSON.parse(data)).find((event) => event.type === 'error');
+        expect(error.payload.error).toEqual({ message: 'The language model request failed (upstream status 500).', code: 'MODEL_ERROR' });
+      } else {
+        expect(response.status).toBe(500);
+        expect(JSON.parse(text)).toMatchObject({ code: 'MODEL_ERROR' });
+      }
+    }
+  });
+
   it('serves what a client may send: messages, its own thread, the personality, a run id, a few steps', async () => {
     service.model.script({ text: 'Namaste.' });
     const response = await service.post(

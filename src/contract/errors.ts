@@ -155,15 +155,33 @@ export function toApiError(error: unknown): ApiError {
 
 function classifyAgentFailure(error: unknown): ApiError {
   const call = failedModelCall(error);
-  const status = call?.statusCode;
+  return classifyUpstream(call !== undefined, call?.statusCode);
+}
+
+function classifyUpstream(calledModel: boolean, status: number | undefined): ApiError {
   if (status === 429) {
     return new ApiError(429, 'RATE_LIMITED', 'The language model is rate limiting requests; try again shortly.', { upstreamStatus: status });
   }
   if (status !== undefined) {
     return new ApiError(500, 'MODEL_ERROR', `The language model request failed (upstream status ${status}).`, { upstreamStatus: status });
   }
-  if (call) return new ApiError(500, 'MODEL_ERROR', 'The language model server could not be reached.');
+  if (calledModel) return new ApiError(500, 'MODEL_ERROR', 'The language model server could not be reached.');
   return new ApiError(500, 'MODEL_ERROR', 'The agent failed to produce a response.');
+}
+
+/** A tool's failure as the model was told it: its own message, nothing else of the error. */
+export function toolFailed(message: string): ApiError {
+  return new ApiError(500, 'TOOL_EXECUTION_FAILED', message);
+}
+
+/**
+ * A failure that reached us serialized, as in Mastra's native stream error
+ * chunk (message, stack, URL and the model request, prompt included): only
+ * the upstream status it names is kept.
+ */
+export function fromSerializedFailure(error: unknown): ApiError {
+  const { name, statusCode } = (error ?? {}) as { name?: unknown; statusCode?: unknown };
+  return classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined);
 }
 
 /**

@@ -5,7 +5,7 @@ import { toApiError } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { prepareAgentCall } from './agent-call.ts';
-import { checkNativeCall, redactNativeReply } from './native-call.ts';
+import { checkNativeCall, sanitizeNativeAnswer } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
 import './context.ts';
 
@@ -30,7 +30,7 @@ function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRoute
     if (!c.req.header(NATIVE_CLIENT_HEADER)) return spec(c);
     await checkNativeCall(c, options);
     await next();
-    if (options.mode === 'production') await redactNativeReply(c);
+    await sanitizeNativeAnswer(c, options);
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
-import { invalidRequest, fromZodError } from '../contract/errors.ts';
+import { fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
 import { nativeAgentRequest, playgroundAgentRequest, type NativeMemory } from '../contract/native-request.ts';
 import { redactRequestBody } from '../contract/redact.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
@@ -18,8 +18,7 @@ import './context.ts';
  * context (body and `?requestContext=` merged) holding nothing but
  * `personality`, and `memory` naming a thread of the caller. In development the
  * body is Studio's (see native-request.ts); the memory rules still hold.
- * Mastra's generate reply carries the model request with the agent's
- * instructions; outside development it is redacted (its stream already is).
+ * Mastra's answer is then cleaned (`sanitizeNativeAnswer`).
  */
 export interface NativeCallOptions {
   mode: ServerMode;
@@ -70,17 +69,67 @@ interface NativeGenerateReply {
   steps?: Array<{ request?: { body?: unknown } }>;
 }
 
-/** The stock generate reply with each model request's system prompt and tool schemas redacted, as SPEC's is. */
-export async function redactNativeReply(c: Context): Promise<void> {
-  if (c.res.status !== 200 || !c.res.headers.get('content-type')?.startsWith('application/json')) return;
-  const reply = (await c.res.json()) as NativeGenerateReply;
-  replaceJsonBody(c, 200, {
-    ...reply,
-    request: redactedRequest(reply.request),
-    steps: reply.steps?.map((step) => ({ ...step, request: redactedRequest(step.request) })),
-  });
+/**
+ * What leaves after Mastra's stock handler: errors reduced to `{message, code}`
+ * in the generate reply and in every stream frame, and, outside development,
+ * the generate reply's model requests redacted as SPEC's are.
+ */
+export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions): Promise<void> {
+  const contentType = c.res.headers.get('content-type') ?? '';
+  if (contentType.startsWith('text/event-stream')) sanitizeNativeStream(c);
+  else if (c.res.status === 200 && contentType.startsWith('application/json')) {
+    const reply = withoutErrorDetails(await c.res.json(), false) as NativeGenerateReply;
+    replaceJsonBody(c, 200, options.mode === 'production' ? redactedReply(reply) : reply);
+  }
+}
+
+function redactedReply(reply: NativeGenerateReply) {
+  return { ...reply, request: redactedRequest(reply.request), steps: reply.steps?.map((step) => ({ ...step, request: redactedRequest(step.request) })) };
 }
 
 function redactedRequest(request: { body?: unknown } | undefined) {
   return request && { ...request, body: redactRequestBody(request.body) };
+}
+
+/** Rewrites each frame of a native stream whole (SSE frames end with a blank line). */
+function sanitizeNativeStream(c: Context): void {
+  let pending = '';
+  const frames = new TransformStream<string, string>({
+    transform(chunk, controller) {
+      const complete = (pending + chunk).split('\n\n');
+      pending = complete.pop() ?? '';
+      for (const frame of complete) controller.enqueue(`${sanitizedFrame(frame)}\n\n`);
+    },
+    flush(controller) {
+      if (pending) controller.enqueue(sanitizedFrame(pending));
+    },
+  });
+  c.res = new Response(c.res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(frames).pipeThrough(new TextEncoderStream()), c.res);
+}
+
+function sanitizedFrame(frame: string): string {
+  if (!frame.startsWith('data: {')) return frame;
+  return `data: ${JSON.stringify(withoutErrorDetails(JSON.parse(frame.slice('data: '.length)), false))}`;
+}
+
+/**
+ * Mastra serializes errors whole wherever they occur (an `error` event, a
+ * `tool-error`, an error part of a UI message): message, stack, URL, the model
+ * request with the prompt. Each `error` value becomes `{message, code}`: under
+ * a `tool-error`, the tool's own message as the model was told it; elsewhere
+ * the classified failure.
+ */
+function withoutErrorDetails(value: unknown, fromTool: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutErrorDetails(item, fromTool));
+  if (!value || typeof value !== 'object') return value;
+  const underTool = fromTool || (value as { type?: unknown }).type === 'tool-error';
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, key === 'error' && item ? safeError(item, underTool) : withoutErrorDetails(item, underTool)]),
+  );
+}
+
+function safeError(error: unknown, fromTool: boolean) {
+  const message = typeof error === 'string' ? error : (error as { message?: unknown }).message;
+  const failure = fromTool ? toolFailed(String(message ?? 'The tool failed.')) : fromSerializedFailure(error);
+  return { message: failure.message, code: failure.code };
 }
