@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import type { CorsOriginOptions } from './src/security/cors-origin.ts';
+import type { ServerMode } from './src/security/route-gate.ts';
 
 /**
  * @module The service's whole configuration: one typed object, parsed from the
@@ -53,12 +55,28 @@ const EnvSchema = z.object({
   // json (one line per event, for log shippers) | pretty (for people); default: pretty in development only.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+  // The exposed surface (README "Security"): which routes answer, and which browser origins may call them.
+  SERVER_MODE: z.enum(['production', 'development']).optional(),
+  CORS_ORIGINS: z
+    .string()
+    .transform((list) => list.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.string().refine(isOrigin, { error: (issue) => `"${issue.input}" is not an origin like https://app.example.com` })))
+    .optional(),
 });
+
+function isOrigin(text: string): boolean {
+  return URL.canParse(text) && new URL(text).origin === text;
+}
+
+/** `SERVER_MODE=development` opens the framework's routes for Studio, so it only binds to this machine. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1'];
 
 export type Env = z.infer<typeof EnvSchema>;
 
 export interface Config {
-  server: { port: number; host: string };
+  /** `mode` decides which routes answer and what a native client may send (src/security/route-gate.ts). */
+  server: { port: number; host: string; mode: ServerMode };
+  cors: CorsOriginOptions;
   /** `undefined` when neither an API key nor a base URL is set: the service starts, model calls fail clearly. */
   model:
     | { apiKey: string; baseURL: string | undefined; api: 'chat' | 'responses'; id: string }
@@ -83,16 +101,23 @@ function withoutEmptyValues(env: Record<string, string | undefined>) {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
 }
 
+function invalidConfiguration(problems: string[]) {
+  return new Error(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+}
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = EnvSchema.safeParse(withoutEmptyValues(env));
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
-  }
+  if (!parsed.success) throw invalidConfiguration(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   const e = parsed.data;
+  // `mastra dev` (npm run dev) marks its server process with MASTRA_DEV=true; everything else is production.
+  const mode = e.SERVER_MODE ?? (env.MASTRA_DEV === 'true' ? 'development' : 'production');
+  if (mode === 'development' && !LOOPBACK_HOSTS.includes(e.HOST)) {
+    throw invalidConfiguration([`HOST: development mode opens Mastra's own routes for Studio; bind it to ${LOOPBACK_HOSTS.join(', ')}`]);
+  }
   const hasModel = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
   return {
-    server: { port: e.PORT, host: e.HOST },
+    server: { port: e.PORT, host: e.HOST, mode },
+    cors: { origins: e.CORS_ORIGINS ?? [], allowLoopback: !e.CORS_ORIGINS && mode === 'development' },
     model: hasModel
       ? {
           // Local OpenAI-compatible servers (Ollama, LM Studio, vLLM) need no key, but the client requires one.

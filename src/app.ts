@@ -13,6 +13,7 @@ import { createMemory } from './mastra/memory.ts';
 import { createStorage } from './mastra/storage.ts';
 import { createLogger } from './observability/logger.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
+import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
@@ -40,6 +41,9 @@ export interface Companion {
   mastra: Mastra;
   close(): Promise<void>;
 }
+import { createCorsOrigin } from './security/cors-origin.ts';
+import { queryGuard } from './security/query-guard.ts';
+import { createRouteGate } from './security/route-gate.ts';
 
 export function createMastra(config: Config): Mastra {
   return createCompanion(config).mastra;
@@ -71,16 +75,21 @@ export function createCompanion(config: Config): Companion {
       host: config.server.host,
       // Mastra's own routes check `auth` themselves; our middleware and SPEC routes use the same provider.
       auth,
+      // Ours run after Mastra's context, CORS and /health, before every route handler.
       middleware: [
         traceId,
+        queryGuard,
+        errors.envelope,
+        createRouteGate({ mode: config.server.mode }),
         ...securityMiddleware(config, auth, rateLimitStore),
-        ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream }),
+        ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream, mode: config.server.mode }),
       ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,
       build: { openAPIDocs: true },
+      bodySizeLimit: MAX_BODY_BYTES,
       // Browser clients need to read the ids the SPEC routes answer with.
-      cors: { exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
+      cors: { origin: createCorsOrigin(config.cors), exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
       apiRoutes: [
         ...createThreadRoutes(errors.specErrors),
         createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model) }),
@@ -95,9 +104,16 @@ export function createCompanion(config: Config): Companion {
   };
 }
 
+/**
+ * How `npm start` serves the Mastra instance: no Studio, and no browser-stream
+ * WebSocket route (Mastra registers it ahead of every middleware, so the route
+ * gate could not close it; the companion has no browser tool).
+ */
+export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false };
+
 /** The whole service as one in-process Hono app (`app.request()` / `app.fetch`), exactly as `npm start` serves it. */
 export async function createApp(config: Config) {
   const companion = createCompanion(config);
-  const app = await createHonoServer(companion.mastra, { tools: {}, studio: false });
+  const app = await createHonoServer(companion.mastra, SERVER_OPTIONS);
   return { ...companion, app };
 }

@@ -4,6 +4,6 @@
  */
 import { createNodeServer } from '@mastra/deployer/server';
 import { loadConfig } from '../mastra.config.ts';
-import { createMastra } from './app.ts';
+import { createMastra, SERVER_OPTIONS } from './app.ts';
 
-await createNodeServer(createMastra(loadConfig()), { tools: {}, studio: false });
+await createNodeServer(createMastra(loadConfig()), SERVER_OPTIONS);

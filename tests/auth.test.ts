@@ -71,8 +71,8 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     for (const [method, path, body] of [
       ['POST', GENERATE, say('Hi')],
       ['GET', '/threads'],
-      ['GET', '/api/agents'],
-      ['GET', '/api/memory/threads?agentId=companionAgent'],
+      ['GET', '/api/openapi.json'],
+      ['POST', '/stt'],
     ] as const) {
       const response = await call(app, method, path, { token, body });
       expect(response.status, `${method} ${path}`).toBe(401);
@@ -126,12 +126,18 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(messages.messages.map((m: { content: string }) => m.content)).toEqual(['My secret', 'Noted.']);
   });
 
-  it("scopes Mastra's memory routes to the caller", async () => {
+  it("scopes Mastra's memory routes (open in development mode, for Studio) to the caller", async () => {
+    const dev = (await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
     model.script({ text: 'Kept.' });
-    await call(app, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-memory' }) });
-    const asBob = await call(app, 'GET', '/api/memory/threads/alice-memory/messages?agentId=companionAgent', { token: bob });
-    expect(asBob.status).toBeGreaterThanOrEqual(400);
+    await call(dev, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-memory' }) });
+    const asAlice = await call(dev, 'GET', '/api/memory/threads/alice-memory/messages?agentId=companionAgent', { token: alice });
+    expect(asAlice.status).toBe(200);
+    expect(JSON.stringify(await asAlice.json())).toContain('Private');
+    const asBob = await call(dev, 'GET', '/api/memory/threads/alice-memory/messages?agentId=companionAgent', { token: bob });
+    expect(asBob.status).toBe(403);
     expect(JSON.stringify(await asBob.json())).not.toContain('Private');
+    const bobsList = await call(dev, 'GET', '/api/memory/threads?agentId=companionAgent&resourceId=alice', { token: bob });
+    expect(JSON.stringify(await bobsList.json())).not.toContain('alice-memory');
   });
 });
 

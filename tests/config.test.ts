@@ -58,7 +58,7 @@ describe('with an unreachable model server', () => {
   it('answers 500 MODEL_ERROR saying the server could not be reached', async () => {
     const service = await startService({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
     try {
-      const response = await fetch(service.url + GENERATE, { method: 'POST', body: JSON.stringify(userSays('Hi')) });
+      const response = await fetch(service.url + GENERATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(userSays('Hi')) });
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ error: 'The language model server could not be reached.', code: 'MODEL_ERROR', details: {} });
     } finally {
@@ -73,7 +73,7 @@ describe('without a model', () => {
     const development = await startService({ DATABASE_URL: 'none', NODE_ENV: 'development' });
     try {
       for (const service of [production, development]) {
-        const response = await fetch(service.url + GENERATE, { method: 'POST', body: JSON.stringify(userSays('Hi')) });
+        const response = await fetch(service.url + GENERATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(userSays('Hi')) });
         const body = await response.json();
         expect(response.status).toBe(500);
         expect(body.code).toBe('MODEL_ERROR');

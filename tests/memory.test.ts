@@ -281,7 +281,7 @@ describe.each(STORES)('memory on $name', (store) => {
       try {
         h.model.script({ text: 'Noted: tea.' }, { text: 'Tea.' });
         await turn('I drink tea.', ids);
-        const response = await fetch(replica.url + GENERATE, { method: 'POST', body: JSON.stringify({ ...userSays('What do I drink?'), ...ids }) });
+        const response = await fetch(replica.url + GENERATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...userSays('What do I drink?'), ...ids }) });
         expect(response.status).toBe(200);
         expect(modelSaw(1)).toEqual([
           { role: 'user', content: 'I drink tea.' },

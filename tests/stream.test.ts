@@ -171,6 +171,7 @@ describe('POST /stream: memory and clients', () => {
     const client = new AbortController();
     const response = await fetch(h.service.url + STREAM, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ...userSays('Tell me a long story.'), ...conversation }),
       signal: client.signal,
     });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PERSONALITIES } from '../mastra/agents/personalities.ts';
+import { safeId } from './ids.ts';
 import { tags } from './thread.ts';
 
 /**
@@ -8,7 +9,7 @@ import { tags } from './thread.ts';
  * strict so a body can never smuggle `instructions`, `model`, `tools` or
  * `clientTools` into the agent call: such a key is a 400 that names it.
  */
-const personality = z.enum(PERSONALITIES, {
+export const personality = z.enum(PERSONALITIES, {
   error: `personality must be one of ${PERSONALITIES.join(', ')}`,
 });
 
@@ -24,23 +25,27 @@ export const specMessage = z.object({
   }),
 });
 
-const identifier = (name: string) =>
-  z
-    .string({ error: `${name} must be a string` })
-    .trim()
-    .min(1, `${name} must not be empty`)
-    .max(256, `${name} must be at most 256 characters`);
-
 export const MAX_MESSAGES = 100;
+
+/**
+ * Mastra continues a trailing assistant message instead of answering it: the
+ * client's text would become the start of the stored reply, in the agent's name.
+ */
+export const LAST_MESSAGE_FROM_USER = 'the last message must have role user (a trailing assistant message would be merged into the reply)';
+
+export function endsWithUserMessage(messages: string | Array<{ role: string }>): boolean {
+  return typeof messages === 'string' || messages.at(-1)?.role === 'user';
+}
 
 export const agentRequest = z
   .object({
     messages: z
       .array(specMessage, { error: 'messages must be an array of messages' })
       .min(1, 'messages must contain at least one message')
-      .max(MAX_MESSAGES, `messages may contain at most ${MAX_MESSAGES} messages`),
-    threadId: identifier('threadId').optional(),
-    resourceId: identifier('resourceId').optional(),
+      .max(MAX_MESSAGES, `messages may contain at most ${MAX_MESSAGES} messages`)
+      .refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER),
+    threadId: safeId('threadId').optional(),
+    resourceId: safeId('resourceId').optional(),
     runtimeContext: z
       .looseObject({
         metadata: z

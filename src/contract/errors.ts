@@ -36,12 +36,22 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
+  /** Response headers the answer must carry, e.g. `Allow` on a 405. */
+  readonly headers: Record<string, string>;
 
-  constructor(status: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}, cause?: unknown) {
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    cause?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     super(message, { cause });
     this.status = status;
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 }
 
@@ -75,6 +85,30 @@ export function rateLimited(retryAfterSeconds: number) {
 
 export function bodyTooLarge(maxBytes: number) {
   return new ApiError(413, 'INVALID_REQUEST', `Request body exceeds ${maxBytes} bytes.`, { maxBytes });
+}
+
+export function unsupportedMediaType(contentType: string | undefined) {
+  return new ApiError(415, 'INVALID_REQUEST', 'Content-Type must be application/json.', { contentType: contentType ?? null });
+}
+
+/** A query parameter name that would reach `Object.prototype` in a naive parser. */
+export function unsafeQueryKey(key: string) {
+  return invalidRequest(`Query parameter "${key}" is not allowed.`, { parameter: key });
+}
+
+export function routeNotFound(method: string, path: string) {
+  return new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`, { method, path });
+}
+
+export function methodNotAllowed(method: string, path: string, allowed: string[]) {
+  return new ApiError(
+    405,
+    'INVALID_REQUEST',
+    `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`,
+    { method, path, allowed },
+    undefined,
+    { allow: allowed.join(', ') },
+  );
 }
 
 export function threadNotFound(threadId: string) {
@@ -118,7 +152,7 @@ function failedModelCall(error: unknown): APICallError | undefined {
   return causeChain(error).find((e): e is APICallError => APICallError.isInstance(e));
 }
 
-const CODE_FOR_FRAMEWORK_STATUS: Record<number, ErrorCode> = { 404: 'NOT_FOUND', 429: 'RATE_LIMITED' };
+const CODE_FOR_FRAMEWORK_STATUS: Record<number, ErrorCode> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'RATE_LIMITED' };
 
 /**
  * Classifies any failure: ours pass through, the framework's client errors
@@ -137,14 +171,17 @@ export function toApiError(error: unknown): ApiError {
 
 function classifyAgentFailure(error: unknown): ApiError {
   const call = failedModelCall(error);
-  const status = call?.statusCode;
+  return classifyUpstream(call !== undefined, call?.statusCode);
+}
+
+function classifyUpstream(calledModel: boolean, status: number | undefined): ApiError {
   if (status === 429) {
     return new ApiError(429, 'RATE_LIMITED', 'The language model is rate limiting requests; try again shortly.', { upstreamStatus: status });
   }
   if (status !== undefined) {
     return new ApiError(500, 'MODEL_ERROR', `The language model request failed (upstream status ${status}).`, { upstreamStatus: status });
   }
-  if (call) return new ApiError(500, 'MODEL_ERROR', 'The language model server could not be reached.');
+  if (calledModel) return new ApiError(500, 'MODEL_ERROR', 'The language model server could not be reached.');
   return new ApiError(500, 'MODEL_ERROR', 'The agent failed to produce a response.');
 }
 
@@ -161,6 +198,38 @@ export function describeFailure(error: ApiError) {
     errorClass: root instanceof Error ? root.name : typeof root,
     upstreamStatus: failedModelCall(error.cause)?.statusCode,
   };
+}
+
+/** A tool's failure as the model was told it: its own message, nothing else of the error. */
+export function toolFailed(message: string): ApiError {
+  return new ApiError(500, 'TOOL_EXECUTION_FAILED', message);
+}
+
+/**
+ * A failure that reached us serialized, as in Mastra's native stream error
+ * chunk (message, stack, URL and the model request, prompt included): only
+ * the upstream status it names is kept.
+ */
+export function fromSerializedFailure(error: unknown): ApiError {
+  const { name, statusCode } = (error ?? {}) as { name?: unknown; statusCode?: unknown };
+  return classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined);
+}
+
+/**
+ * A framework route's own error answer, reduced to its status: Mastra's
+ * messages can echo request bodies, prompts or upstream URLs, so none of it is
+ * passed on.
+ */
+export function frameworkError(status: number): ApiError {
+  if (status >= 500) return new ApiError(status, 'MODEL_ERROR', `The request failed on the server (status ${status}).`);
+  const code = CODE_FOR_FRAMEWORK_STATUS[status] ?? 'INVALID_REQUEST';
+  return new ApiError(status, code, `The request was refused (status ${status}).`);
+}
+
+export function isErrorBody(body: unknown): body is ErrorBody {
+  if (!body || typeof body !== 'object') return false;
+  const { error, code, details } = body as Partial<ErrorBody>;
+  return typeof error === 'string' && ERROR_CODES.includes(code as ErrorCode) && typeof details === 'object' && details !== null;
 }
 
 export function errorBody(error: ApiError, options: { isDevelopment: boolean }): ErrorBody {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { safeId } from './ids.ts';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
+import { safeId } from './ids.ts';
 
 /**
  * SPEC's Thread record and the thread API's schemas (SPEC shows no thread

@@ -6,7 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { MASTRA_RESOURCE_ID_KEY, RequestContext } from '@mastra/core/request-context';
 import { agentRequest } from '../contract/agent-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
-import { bodyTooLarge, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from '../contract/errors.ts';
+import { bodyTooLarge, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedMediaType } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
@@ -14,10 +14,22 @@ import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { lockThread } from '../threads/thread-lock.ts';
 import './context.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Reads the body as JSON within the size limit: too large → 413, not JSON → 400. */
-async function readJsonBody(c: Context): Promise<unknown> {
+/**
+ * Only `application/json`: a `text/plain` or form body is a request a web page
+ * on any origin can send without a CORS preflight.
+ */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * Reads the body as JSON within the size limit: not declared as JSON → 415,
+ * too large → 413, not JSON → 400. It reads a copy, so Mastra's stock handler
+ * can still read the body of a native request after it has been checked.
+ */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const contentType = c.req.header('content-type');
+  if (!JSON_CONTENT_TYPE.test(contentType ?? '')) throw unsupportedMediaType(contentType);
   let text = '';
   await bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -25,7 +37,7 @@ async function readJsonBody(c: Context): Promise<unknown> {
       throw bodyTooLarge(MAX_BODY_BYTES);
     },
   })(c, async () => {
-    text = await c.req.text();
+    text = await c.req.raw.clone().text();
   });
   try {
     return JSON.parse(text);

@@ -1,9 +1,11 @@
 import type { Mastra } from '@mastra/core/mastra';
+import type { RequestContext } from '@mastra/core/request-context';
 
-/** @module What the Mastra server (mastra) and our trace-id middleware (traceId) put on every request's context. */
+/** @module What the Mastra server (mastra, requestContext) and our trace-id middleware (traceId) put on every request's context. */
 declare module 'hono' {
   interface ContextVariableMap {
     mastra: Mastra;
+    requestContext: RequestContext;
     traceId: string;
     /** The conversation a SPEC agent turn ran in, for the access log line. */
     conversation: { threadId?: string; resourceId?: string };

@@ -1,14 +1,15 @@
 /**
  * @module The server's error exits. Every failure, ours or the framework's,
  * leaves as a SPEC error body: thrown errors (`onError`), schema-route
- * validation (`onValidationError`) and schema-route handler errors
- * (`specErrors`). Which status and code a failure gets is decided in
+ * validation (`onValidationError`), schema-route handler errors
+ * (`specErrors`) and error answers a framework route builds itself (`envelope`). Which status and code a failure gets is decided in
  * `src/contract/errors.ts`; this module only answers with it.
  */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { ValidationErrorHook } from '@mastra/core/server';
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
-import { ApiError, describeFailure, errorBody, fromZodError, toApiError } from '../contract/errors.ts';
+import { ApiError, describeFailure, errorBody, frameworkError, fromZodError, isErrorBody, toApiError } from '../contract/errors.ts';
+import { replaceJsonBody } from './response-body.ts';
 import './context.ts';
 
 export interface ErrorHandlerOptions {
@@ -19,7 +20,8 @@ export interface ErrorHandlerOptions {
 const SUBJECTS = { body: 'request body', query: 'query parameters', path: 'path parameters' } as const;
 
 export function createErrorHandlers(options: ErrorHandlerOptions) {
-  const jsonResponse = (apiError: ApiError) => Response.json(errorBody(apiError, options), { status: apiError.status });
+  const jsonResponse = (apiError: ApiError) =>
+    Response.json(errorBody(apiError, options), { status: apiError.status, headers: apiError.headers });
 
   const onError = (error: Error, c: Context): Response => {
     const apiError = toApiError(error);
@@ -50,5 +52,17 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
     };
   }
 
-  return { onError, onValidationError, specErrors };
+  /**
+   * Mastra's routes answer some failures themselves (`c.json({error}, 400)`,
+   * a 413 from their body limit, Hono's plain-text 404), bypassing `onError`.
+   * Such an answer is replaced by a SPEC body built from its status alone.
+   */
+  const envelope: MiddlewareHandler = async (c, next) => {
+    await next();
+    if (c.res.status < 400 || isErrorBody(await c.res.clone().json().catch(() => undefined))) return;
+    const apiError = frameworkError(c.res.status);
+    replaceJsonBody(c, apiError.status, errorBody(apiError, options));
+  };
+
+  return { onError, onValidationError, specErrors, envelope };
 }

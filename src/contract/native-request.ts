@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality } from './agent-request.ts';
+import { safeId } from './ids.ts';
+
+/**
+ * @module What a client speaking Mastra's native protocol (Studio,
+ * `@mastra/client-js`) may send to `/generate` and `/stream`. Mastra's stock
+ * handler takes `instructions`, `system`, `model`, `modelSettings`,
+ * `providerOptions`, `tools`, `clientTools`, `toolChoice`, `activeTools`… from
+ * the body; in production this allow-list is all it gets: every other field is
+ * a 400 that names it. In development the body is Mastra's own (Studio's
+ * playground sets model settings), except that `memory` still follows the
+ * ownership rules.
+ */
+export const MAX_NATIVE_STEPS = 10;
+
+const textPart = z.strictObject({ type: z.literal('text', { error: 'content parts must be {type: "text", text}' }), text: z.string() });
+
+const nativeMessage = z.strictObject({
+  role: z.enum(['user', 'assistant', 'system'], { error: 'role must be one of user, assistant, system' }),
+  content: z.union([z.string().min(1, 'content must not be empty'), z.array(textPart).min(1, 'content must not be empty')], {
+    error: 'content must be a string or an array of {type: "text", text} parts',
+  }),
+});
+
+const nativeMemory = z.strictObject({
+  thread: safeId('memory.thread'),
+  /** Optional only when the caller is authenticated: the token names the user then. */
+  resource: safeId('memory.resource').optional(),
+});
+
+export const nativeAgentRequest = z.strictObject({
+  messages: z
+    .union([z.string().min(1, 'messages must not be empty'), z.array(nativeMessage).min(1).max(MAX_MESSAGES)], {
+      error: 'messages must be a string or an array of {role, content} messages',
+    })
+    .refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER),
+  memory: nativeMemory.optional(),
+  requestContext: z.strictObject({ personality: personality.optional() }).optional(),
+  runId: safeId('runId').optional(),
+  maxSteps: z.number().int().min(1).max(MAX_NATIVE_STEPS).optional(),
+});
+
+/** Development (Studio's playground): Mastra's own body, with `memory` ids checked. */
+export const playgroundAgentRequest = z.looseObject({
+  memory: z.looseObject({ thread: safeId('memory.thread'), resource: safeId('memory.resource').optional() }).optional(),
+});
+
+export type NativeMemory = z.infer<typeof nativeMemory>;

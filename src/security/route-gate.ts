@@ -1,0 +1,63 @@
+import type { MiddlewareHandler } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
+import { methodNotAllowed, routeNotFound } from '../contract/errors.ts';
+import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+
+/**
+ * @module Which routes the server answers. Mastra registers ~420 framework
+ * routes on the service's port (memory of every user, model switching, the
+ * Responses and A2A APIs, stored agents, workflows, logs…). In `production`
+ * only the routes below pass and any other path is a JSON 404. In
+ * `development` (`npm run dev`, bound to localhost) other paths pass on to the
+ * framework, because Studio uses its routes. In both modes a listed path with
+ * another method is a JSON 405 with `Allow`. The README's route table lists exactly `PUBLIC_ROUTES` (a test
+ * compares them).
+ */
+export type ServerMode = 'production' | 'development';
+
+export interface RouteGateOptions {
+  mode: ServerMode;
+}
+
+export interface PublicRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+}
+
+const AGENT_PATH = `/api/agents/${COMPANION_AGENT_ID}`;
+
+export const PUBLIC_ROUTES: readonly PublicRoute[] = [
+  // SPEC, and Mastra's native protocol for its own clients on the same paths (see agent-routes.ts).
+  { method: 'POST', path: `${AGENT_PATH}/generate` },
+  { method: 'POST', path: `${AGENT_PATH}/stream` },
+  { method: 'POST', path: '/stt' },
+  { method: 'GET', path: '/threads' },
+  { method: 'GET', path: '/threads/:threadId' },
+  { method: 'PATCH', path: '/threads/:threadId' },
+  { method: 'DELETE', path: '/threads/:threadId' },
+  { method: 'GET', path: '/threads/:threadId/messages' },
+  { method: 'GET', path: '/health' },
+  { method: 'GET', path: '/ready' },
+  { method: 'GET', path: '/api/openapi.json' },
+  { method: 'GET', path: '/docs' },
+];
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
+  // Hono's strict router, as the app's own: `/threads/` is not `/threads`.
+  const router = new TrieRouter<PublicRoute>();
+  for (const route of PUBLIC_ROUTES) router.add(route.method, route.path, route);
+  const allows = (method: string, path: string) => router.match(method, path)[0].length > 0;
+
+  return async (c, next) => {
+    const path = c.req.path;
+    // HEAD is answered by the GET route, as Hono does.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (allows(method, path)) return next();
+    const allowed = METHODS.filter((candidate) => allows(candidate, path));
+    if (allowed.length > 0) throw methodNotAllowed(c.req.method, path, allowed);
+    if (options.mode === 'development') return next();
+    throw routeNotFound(c.req.method, path);
+  };
+}
