@@ -10,7 +10,7 @@ import { bodyTooLarge, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED } from
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
-import { lockThread } from '../threads/thread-lock.ts';
+import { startTurn, type TurnOptions } from '../threads/turn.ts';
 import './context.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,18 +35,21 @@ async function readJsonBody(c: Context): Promise<unknown> {
 
 /**
  * The one way into the agent for both SPEC routes: parse the body against the
- * SPEC schema, wait for the thread's previous turn, open the conversation
- * (thread, owner, personality), and build the agent's input. The handlers only
- * differ in how they answer.
+ * SPEC schema, start the turn (which waits for the thread's previous turns),
+ * open the conversation (thread, owner, personality), and build the agent's
+ * input. The handlers only differ in how they answer; each ends the turn on
+ * every way out.
  */
-export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean }) {
+export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean; turns: TurnOptions }) {
+  // The client's connection, watched from the start: a client that leaves while its turn waits is dropped.
+  const clientSignal = c.req.raw.signal;
   const parsed = agentRequest.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
   const request = parsed.data;
   if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
 
   const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
-  const release = request.threadId ? await lockThread(request.threadId) : () => {};
+  const turn = await startTurn(request.threadId, clientSignal, options.turns);
   const conversation = await openConversation(await agent.getMemory(), {
     threadId: request.threadId,
     resourceId: request.resourceId,
@@ -54,7 +57,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     tags: request.runtimeContext?.metadata?.tags,
     title: titleFrom(request.messages),
   }).catch((error: unknown) => {
-    release();
+    turn.end();
     throw error;
   });
 
@@ -73,7 +76,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
       memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
     },
     ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
-    /** Lets the thread's next turn start; call it once this turn's messages are stored. */
-    release,
+    /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
+    turn,
   };
 }

@@ -8,7 +8,7 @@
 import type { Context } from 'hono';
 import type { ValidationErrorHook } from '@mastra/core/server';
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
-import { ApiError, errorBody, fromZodError, toApiError } from '../contract/errors.ts';
+import { ApiError, errorBody, errorHeaders, fromZodError, toApiError } from '../contract/errors.ts';
 import './context.ts';
 
 export interface ErrorHandlerOptions {
@@ -19,7 +19,8 @@ export interface ErrorHandlerOptions {
 const SUBJECTS = { body: 'request body', query: 'query parameters', path: 'path parameters' } as const;
 
 export function createErrorHandlers(options: ErrorHandlerOptions) {
-  const jsonResponse = (apiError: ApiError) => Response.json(errorBody(apiError, options), { status: apiError.status });
+  const jsonResponse = (apiError: ApiError) =>
+    Response.json(errorBody(apiError, options), { status: apiError.status, headers: errorHeaders(apiError) });
 
   const onError = (error: Error, c: Context): Response => {
     const apiError = toApiError(error);
