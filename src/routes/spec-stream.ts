@@ -33,7 +33,7 @@ export interface StreamClient {
  * call is aborted. Writes respect backpressure: a client that reads nothing for
  * `writeTimeoutMs` is dropped and its run aborted, so a stalled reader holds at
  * most one event, never the whole reply. Resolves once the run has settled (a
- * stopped run has stored its partial reply), so the thread's next turn sees it.
+ * stopped run has stored its partial reply): when the stream ends, the turn is stored.
  */
 export async function pipeSpecEvents(
   fullStream: ReadableStream<MastraChunk>,
@@ -68,7 +68,6 @@ export async function pipeSpecEvents(
     keepAlive.stop();
   }
   await tellClientWhy(turn.stopped(), runId, writer);
-  void client.sse.close();
   await settle(reader);
 }
 
