@@ -187,6 +187,13 @@ describe('the model server', () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
+  it('ends a stream with one RATE_LIMITED error event naming the wait, instead of waiting it out', async () => {
+    h.model.script({ error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after': '30' } } });
+    const events = eventsOf(await readFrames(await send(STREAM, { ...userSays('Hi'), ...newThread() })));
+    expect(events.at(-1).error).toEqual({ code: 'RATE_LIMITED', message: 'The language model is rate limiting requests; try again in 30 s.' });
+    expect(h.model.requests).toHaveLength(1);
+  });
+
   it('retries an upstream 429 that asks for a short wait', async () => {
     h.model.script({ error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '50' } } }, { text: 'Made it.' });
     const response = await send(GENERATE, { ...userSays('Hi'), ...newThread() });
