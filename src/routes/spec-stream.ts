@@ -105,7 +105,8 @@ function createWriter(client: StreamClient, turn: Turn, timing: StreamTiming) {
 async function settle(reader: ReadableStreamDefaultReader<MastraChunk>) {
   const deadline = AbortSignal.timeout(SETTLE_TIMEOUT_MS);
   for (;;) {
-    const next = await within(reader.read(), SETTLE_TIMEOUT_MS, deadline);
+    const read = reader.read().catch(() => ({ done: true as const, value: undefined }));
+    const next = await within(read, SETTLE_TIMEOUT_MS, deadline);
     if (next === TIMED_OUT || next === STOPPED || next.done) break;
   }
   reader.cancel().catch(() => {});

@@ -83,6 +83,14 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     expect(connectionErrors.length).toBeGreaterThan(0);
   });
 
+  it('answers MEMORY_NOT_INITIALIZED when the store is unreachable, and holds nothing for the turn', async () => {
+    const lock = new PostgresTurnLock('postgres://postgres@127.0.0.1:9/none', new InProcessTurnLock({ maxQueued: 0 }));
+    locks.push(lock);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await expect(lock.acquire('thread-1', open())).rejects.toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED' });
+    }
+  });
+
   it('keeps the in-process queue bound', async () => {
     const lock = new PostgresTurnLock(postgres.url, new InProcessTurnLock({ maxQueued: 0 }));
     locks.push(lock);

@@ -13,6 +13,7 @@
  * ids share a hash only ever wait on each other across replicas.
  */
 import pg from 'pg';
+import { memoryNotInitialized } from '../contract/errors.ts';
 import type { Release, TurnLock } from './turn-lock.ts';
 
 const NAMESPACE = 'companion-agent:turn';
@@ -67,7 +68,12 @@ export class PostgresTurnLock implements TurnLock {
   async #lockAcrossReplicas(threadId: string, signal: AbortSignal) {
     for (;;) {
       signal.throwIfAborted();
-      const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, threadId]);
+      const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, threadId]).catch(
+        (error: unknown) => {
+          // The store a stored turn needs is unreachable: the same answer as for its messages.
+          throw memoryNotInitialized(error);
+        },
+      );
       if (rows[0]?.locked) {
         if (!signal.aborted) return;
         // Locked just as the turn was given up: let the thread go again.
@@ -87,12 +93,16 @@ export class PostgresTurnLock implements TurnLock {
     if (!this.#connection) {
       const client = new pg.Client({ connectionString: this.#connectionString, application_name: NAMESPACE });
       const connection = client.connect().then(() => client);
+      let forgotten = false;
       const forget = (error: Error) => {
+        if (forgotten) return;
+        forgotten = true;
         if (this.#connection === connection) this.#connection = undefined;
         client.end().catch(() => {});
         this.#onConnectionError(error);
       };
       client.on('error', forget);
+      client.on('end', () => forget(new Error('the turn lock connection was closed')));
       connection.catch(forget);
       this.#connection = connection;
     }

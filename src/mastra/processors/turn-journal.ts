@@ -58,7 +58,9 @@ export class TurnJournal implements Processor<'turn-journal'> {
 
   /** Runs after memory has loaded the history, so only this turn's messages are written. */
   async processInput({ messageList, requestContext }: ProcessInputArgs) {
-    const threadId = parseMemoryRequestContext(requestContext)?.thread?.id;
+    const memoryContext = parseMemoryRequestContext(requestContext);
+    if (memoryContext?.memoryConfig?.readOnly) return messageList;
+    const threadId = memoryContext?.thread?.id;
     // A thread Mastra has yet to create (a native client's first turn) is written whole at the end, as before.
     if (!threadId || !(await this.#memory.getThreadById({ threadId }))) return messageList;
     const input = messageList.get.input.db().filter((message) => message.role !== 'system');
@@ -72,7 +74,8 @@ export class TurnJournal implements Processor<'turn-journal'> {
       journal.draftId ??= (part.payload as { messageId?: string }).messageId;
       journal.stepText = '';
       const memoryContext = parseMemoryRequestContext(requestContext);
-      journal.threadId = memoryContext?.thread?.id;
+      // A read-only turn gets no thread here, so it writes no drafts.
+      journal.threadId = memoryContext?.memoryConfig?.readOnly ? undefined : memoryContext?.thread?.id;
       journal.resourceId = memoryContext?.resourceId;
     } else if (part.type === 'text-delta') {
       const { text } = part.payload as { text: string };
@@ -84,11 +87,12 @@ export class TurnJournal implements Processor<'turn-journal'> {
   }
 
   /** Runs before memory's MessageHistory, which stores the response messages as this leaves them. */
-  async processOutputResult({ messageList, result, state }: ProcessOutputResultArgs) {
+  async processOutputResult({ messageList, result, state, requestContext }: ProcessOutputResultArgs) {
     const journal = state as JournalState;
     journal.closed = true;
     clearTimeout(journal.draftTimer);
     await journal.writes;
+    if (parseMemoryRequestContext(requestContext)?.memoryConfig?.readOnly) return messageList;
 
     const response = messageList.get.response.db().filter((message) => message.role === 'assistant');
     if (FAILED_FINISH_REASONS.has(result.finishReason)) {
