@@ -88,7 +88,8 @@ it('drops clients that stop reading, aborts their model calls, and keeps the ser
     `service RSS: ${before.nowMb.toFixed(0)} MB before, peak ${firstWave.peakMb.toFixed(0)} MB after ${CLIENTS} stalled clients, ` +
       `peak ${secondWave.peakMb.toFixed(0)} MB after ${CLIENTS} more`,
   );
-  // Measured: 351 → 640 → 652 MB. Without the drop, every stalled run stays held: 355 → 476 → 1095 MB.
-  expect(secondWave.peakMb - firstWave.peakMb).toBeLessThan(150);
-  expect(secondWave.peakMb - before.nowMb).toBeLessThan(450);
+  // Measured: 351 → 640 → 652 MB alone, 340 → 599 → 745 MB beside other suites (a busier server drops later).
+  // Without the drop, every stalled run stays held: 355 → 476 → 1095 MB.
+  expect(secondWave.peakMb - firstWave.peakMb).toBeLessThan(300);
+  expect(secondWave.peakMb - before.nowMb).toBeLessThan(550);
 }, 90_000);
