@@ -41,7 +41,14 @@ const EnvSchema = z.object({
   OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),
   OPEN_METEO_FORECAST_URL: z.url({ protocol: /^https?$/ }).default('https://api.open-meteo.com'),
   STREAM_KEEPALIVE_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
+  // Turns and limits (README "Turns and limits"): every turn and every connection is bounded in time and memory.
   MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(60_000),
+  MODEL_TIMEOUT_MS: z.coerce.number().int().min(10).max(3_600_000).default(180_000),
+  MAX_QUEUED_TURNS: z.coerce.number().int().min(0).max(1000).default(10),
+  STREAM_WRITE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(30_000),
+  MODEL_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Authentication: off when neither a secret nor a JWKS URL is set (local use).
   MASTRA_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 needs a 256-bit secret)').optional(),
@@ -73,20 +80,34 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1'];
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Cross-key rules: Node refuses a headers timeout longer than the request timeout that contains it. */
+const CheckedEnvSchema = EnvSchema.refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
+  path: ['HEADERS_TIMEOUT_MS'],
+  error: 'must not be longer than REQUEST_TIMEOUT_MS',
+});
+
 export interface Config {
-  /** `mode` decides which routes answer and what a native client may send (src/security/route-gate.ts). */
-  server: { port: number; host: string; mode: ServerMode };
+  /** Where to listen; `mode` decides which routes answer and what a native client may send (src/security/route-gate.ts);
+   * how long a client may take to send a request's headers, and the whole request. */
+  server: { port: number; host: string; mode: ServerMode; headersTimeoutMs: number; requestTimeoutMs: number };
   cors: CorsOriginOptions;
   /** `undefined` when neither an API key nor a base URL is set: the service starts, model calls fail clearly. */
   model:
     | { apiKey: string; baseURL: string | undefined; api: 'chat' | 'responses'; id: string }
     | undefined;
   modelMaxRetries: number;
+  /** The most tokens one model call may write (`maxOutputTokens`). */
+  modelMaxOutputTokens: number;
   /** `undefined` when storage is switched off (`DATABASE_URL=none`). */
   databaseUrl: string | undefined;
   memory: { lastMessages: number };
-  /** SSE comment interval on an idle stream, and how long a run may go without any chunk before it fails. */
-  stream: { keepAliveMs: number; idleTimeoutMs: number };
+  /**
+   * Bounds of one turn: its whole time, queue wait included (`timeoutMs`); how long the model may
+   * send nothing (`idleTimeoutMs`); how many turns may wait behind a thread's running one (`maxQueued`).
+   */
+  turns: { timeoutMs: number; idleTimeoutMs: number; maxQueued: number };
+  /** SSE comment interval on an idle stream, and how long one write may wait for a client that stopped reading. */
+  stream: { keepAliveMs: number; writeTimeoutMs: number };
   openMeteo: { geocodingUrl: string; forecastUrl: string; timeoutMs: number };
   /** Both unset: no authentication. */
   auth: { jwtSecret?: string; jwks?: { jwksUrl: string; issuer?: string; audience?: string } };
@@ -106,7 +127,7 @@ function invalidConfiguration(problems: string[]) {
 }
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = EnvSchema.safeParse(withoutEmptyValues(env));
+  const parsed = CheckedEnvSchema.safeParse(withoutEmptyValues(env));
   if (!parsed.success) throw invalidConfiguration(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   const e = parsed.data;
   // `mastra dev` (npm run dev) marks its server process with MASTRA_DEV=true; everything else is production.
@@ -116,7 +137,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   const hasModel = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
   return {
-    server: { port: e.PORT, host: e.HOST, mode },
+    server: { port: e.PORT, host: e.HOST, mode, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS },
     cors: { origins: e.CORS_ORIGINS ?? [], allowLoopback: !e.CORS_ORIGINS && mode === 'development' },
     model: hasModel
       ? {
@@ -128,9 +149,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
         }
       : undefined,
     modelMaxRetries: e.MODEL_MAX_RETRIES,
+    modelMaxOutputTokens: e.MODEL_MAX_OUTPUT_TOKENS,
     databaseUrl: e.DATABASE_URL === 'none' ? undefined : e.DATABASE_URL,
     memory: { lastMessages: e.MEMORY_LAST_MESSAGES },
-    stream: { keepAliveMs: e.STREAM_KEEPALIVE_MS, idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS },
+    turns: { timeoutMs: e.MODEL_TIMEOUT_MS, idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS, maxQueued: e.MAX_QUEUED_TURNS },
+    stream: { keepAliveMs: e.STREAM_KEEPALIVE_MS, writeTimeoutMs: e.STREAM_WRITE_TIMEOUT_MS },
     openMeteo: {
       geocodingUrl: e.OPEN_METEO_GEOCODING_URL.replace(/\/$/, ''),
       forecastUrl: e.OPEN_METEO_FORECAST_URL.replace(/\/$/, ''),

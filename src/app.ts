@@ -5,28 +5,70 @@
  * call it with the environment's configuration; tests call it with their own.
  */
 import { Mastra } from '@mastra/core/mastra';
+import type { IMastraLogger } from '@mastra/core/logger';
 import { InMemoryStore } from '@mastra/core/storage';
 import { createHonoServer } from '@mastra/deployer/server';
+import type { Store } from 'hono-rate-limiter';
 import type { Config } from '../mastra.config.ts';
 import { COMPANION_AGENT_ID, createCompanionAgent } from './mastra/agents/companion-agent.ts';
 import { createMemory } from './mastra/memory.ts';
-import { createStorage } from './mastra/storage.ts';
+import { createStorage, isPostgresUrl } from './mastra/storage.ts';
 import { createLogger } from './observability/logger.ts';
-import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
+import { modelCheck, storeCheck } from './observability/readiness.ts';
 import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
-import { createThreadRoutes } from './routes/thread-routes.ts';
 import { createReadyRoute, READY_PATH } from './routes/ready-route.ts';
-import { modelCheck, storeCheck } from './observability/readiness.ts';
+import { createThreadRoutes } from './routes/thread-routes.ts';
+import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
 import { authenticate } from './security/authenticate.ts';
+import { createCorsOrigin } from './security/cors-origin.ts';
 import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts';
+import { queryGuard } from './security/query-guard.ts';
 import { rateLimit } from './security/rate-limit.ts';
-import type { Store } from 'hono-rate-limiter';
+import { createRouteGate } from './security/route-gate.ts';
+import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
+import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
 /** Probes answer without a token and are never rate limited. */
 export const PROBE_PATHS = ['/health', READY_PATH] as const;
+
+/** Mastra's default cap on a request handler, kept for every route unless a turn may take longer. */
+const MASTRA_HANDLER_TIMEOUT_MS = 180_000;
+const TURN_ANSWER_MARGIN_MS = 5_000;
+
+/**
+ * How `npm start` serves the Mastra instance: no Studio, and no browser-stream
+ * WebSocket route (Mastra registers it ahead of every middleware, so the route
+ * gate could not close it; the companion has no browser tool).
+ */
+export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false };
+
+/** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
+export interface Companion {
+  mastra: Mastra;
+  close(): Promise<void>;
+}
+
+/**
+ * Turn order across replicas needs the store's help: PostgreSQL advisory locks.
+ * The other stores are opened by one process (a LibSQL file), or by replicas the
+ * README asks to keep on one thread each; their turns are ordered in process.
+ */
+function createTurnLock(config: Config, logger: IMastraLogger): TurnLock {
+  const local = new InProcessTurnLock({ maxQueued: config.turns.maxQueued });
+  if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return local;
+  return new PostgresTurnLock(config.databaseUrl, local, {
+    onConnectionError: (error) => logger.warn('turn lock connection lost; running turns lost their cross-replica lock', { error: error.message }),
+  });
+}
+
+/** Several replicas on one PostgreSQL share each client's count; otherwise it is counted in process. */
+function createRateLimitStore(config: Config, logger: IMastraLogger): PostgresRateLimitStore | undefined {
+  if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return undefined;
+  return new PostgresRateLimitStore(config.databaseUrl, (error) => logger.warn('rate limit store connection lost', { error: error.message }));
+}
 
 /** The security middleware in order: who is calling, then how often. */
 function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthProvider>, rateLimitStore: Store | undefined) {
@@ -36,30 +78,23 @@ function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthPr
   ];
 }
 
-/** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
-export interface Companion {
-  mastra: Mastra;
-  close(): Promise<void>;
-}
-import { createCorsOrigin } from './security/cors-origin.ts';
-import { queryGuard } from './security/query-guard.ts';
-import { createRouteGate } from './security/route-gate.ts';
-
 export function createMastra(config: Config): Mastra {
   return createCompanion(config).mastra;
 }
 
 export function createCompanion(config: Config): Companion {
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   // The database belongs to conversation memory alone. Given to Mastra as a whole it would also hold
   // the run state of every turn, so an unreachable database would fail stateless turns too; that
   // short-lived state stays in process instead (said explicitly, which also silences Mastra's warning).
   const storage = createStorage(config.databaseUrl);
   const memory = createMemory(storage, config.memory);
-  // Several replicas on one PostgreSQL share each client's count; otherwise it is counted in process.
-  const rateLimitStore = config.databaseUrl?.startsWith('postgres') ? new PostgresRateLimitStore(config.databaseUrl) : undefined;
+  const rateLimitStore = createRateLimitStore(config, logger);
+  const turnLock = createTurnLock(config, logger);
   const agent = createCompanionAgent({
     model: config.model,
     modelMaxRetries: config.modelMaxRetries,
+    modelMaxOutputTokens: config.modelMaxOutputTokens,
     openMeteo: config.openMeteo,
     memory,
   });
@@ -69,10 +104,12 @@ export function createCompanion(config: Config): Companion {
   const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
     storage: new InMemoryStore({ id: 'run-state' }),
-    logger: createLogger({ level: config.logLevel, format: config.logFormat }),
+    logger,
     server: {
       port: config.server.port,
       host: config.server.host,
+      // Mastra answers a handler that outlives this with its own 504; a turn answers its own timeout first.
+      timeout: Math.max(MASTRA_HANDLER_TIMEOUT_MS, config.turns.timeoutMs + TURN_ANSWER_MARGIN_MS),
       // Mastra's own routes check `auth` themselves; our middleware and SPEC routes use the same provider.
       auth,
       // Ours run after Mastra's context, CORS and /health, before every route handler.
@@ -82,7 +119,12 @@ export function createCompanion(config: Config): Companion {
         errors.envelope,
         createRouteGate({ mode: config.server.mode }),
         ...securityMiddleware(config, auth, rateLimitStore),
-        ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream, mode: config.server.mode }),
+        ...createAgentRoutes({
+          modelConfigured: Boolean(config.model),
+          mode: config.server.mode,
+          turns: { lock: turnLock, timeoutMs: config.turns.timeoutMs, idleTimeoutMs: config.turns.idleTimeoutMs },
+          stream: config.stream,
+        }),
       ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,
@@ -99,17 +141,10 @@ export function createCompanion(config: Config): Companion {
   return {
     mastra,
     async close() {
-      await Promise.all([storage?.close(), rateLimitStore?.close()]);
+      await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close()]);
     },
   };
 }
-
-/**
- * How `npm start` serves the Mastra instance: no Studio, and no browser-stream
- * WebSocket route (Mastra registers it ahead of every middleware, so the route
- * gate could not close it; the companion has no browser tool).
- */
-export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false };
 
 /** The whole service as one in-process Hono app (`app.request()` / `app.fetch`), exactly as `npm start` serves it. */
 export async function createApp(config: Config) {

@@ -17,6 +17,20 @@ describe('configuration', () => {
     });
   });
 
+  it('bounds every turn and every connection by default', () => {
+    const config = parseConfig({});
+    expect(config.turns).toEqual({ timeoutMs: 180_000, idleTimeoutMs: 60_000, maxQueued: 10 });
+    expect(config.stream).toEqual({ keepAliveMs: 15_000, writeTimeoutMs: 30_000 });
+    expect(config.modelMaxOutputTokens).toBe(4096);
+    expect(config.server).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 });
+  });
+
+  it('refuses a headers timeout longer than the request timeout that contains it', () => {
+    expect(() => parseConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toThrowError(
+      'Invalid configuration:\n  HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS',
+    );
+  });
+
   it('configures any OpenAI-compatible server, with or without a key', () => {
     expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1', MODEL: 'llama3.2' }).model).toEqual({
       apiKey: 'not-needed',

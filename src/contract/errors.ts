@@ -1,6 +1,7 @@
 import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
+import { isMastraTimeoutError } from '@mastra/core/loop';
 import { APICallError, RetryError } from 'ai';
 import type { z } from 'zod';
 
@@ -130,8 +131,39 @@ export function memoryNotInitialized(cause?: unknown) {
 
 export const MODEL_CUT_OFF = new ApiError(500, 'MODEL_ERROR', "The model's response stream ended before the reply was complete.");
 
-export function modelTimedOut(idleMs: number) {
-  return new ApiError(500, 'MODEL_ERROR', `The model sent nothing for ${idleMs} ms; the run was stopped.`, { idleMs });
+/**
+ * A turn stopped by one of its time limits: the model went silent for
+ * `MODEL_IDLE_TIMEOUT_MS` (`idle`), or the whole turn outgrew `MODEL_TIMEOUT_MS`
+ * (`turn`). 504: the model behind this gateway did not answer in time, which a
+ * client may retry, unlike the 500 of a model that failed.
+ */
+export function modelTimedOut(timeout: 'idle' | 'turn', timeoutMs: number) {
+  const message =
+    timeout === 'idle'
+      ? `The model sent nothing for ${timeoutMs} ms; the run was stopped.`
+      : `The turn took longer than ${timeoutMs} ms; the run was stopped.`;
+  return new ApiError(504, 'MODEL_ERROR', message, { timeout, timeoutMs });
+}
+
+/** The thread already has `maxQueued` turns waiting behind the running one. */
+export function threadBusy(threadId: string, maxQueued: number) {
+  return new ApiError(
+    429,
+    'RATE_LIMITED',
+    `Thread ${threadId} already has ${maxQueued} turn(s) waiting; send the next message after a reply.`,
+    { threadId, maxQueuedTurns: maxQueued },
+  );
+}
+
+/**
+ * Why a turn stopped that no client hears about: its client hung up, or stopped
+ * reading for `STREAM_WRITE_TIMEOUT_MS`. 499 (client closed request) keeps it out
+ * of the error log; the status is never sent, since nobody is listening.
+ */
+export const CLIENT_GONE = new ApiError(499, 'INVALID_REQUEST', 'The client closed the connection before the reply was complete.');
+
+export function clientTooSlow(writeTimeoutMs: number) {
+  return new ApiError(499, 'INVALID_REQUEST', `The client read nothing for ${writeTimeoutMs} ms; the stream was dropped.`, { writeTimeoutMs });
 }
 
 export const MODEL_NOT_CONFIGURED = new ApiError(
@@ -166,18 +198,48 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(error.status, CODE_FOR_FRAMEWORK_STATUS[error.status] ?? 'INVALID_REQUEST', error.message, {}, error);
   }
   const classified = classifyAgentFailure(error);
-  return new ApiError(classified.status, classified.code, classified.message, classified.details, error);
+  return new ApiError(classified.status, classified.code, classified.message, classified.details, error, classified.headers);
+}
+
+/**
+ * The wait an upstream asked for on a failed call, in milliseconds: `retry-after-ms`,
+ * else `retry-after` as seconds or as an HTTP date.
+ */
+export function upstreamRetryAfterMs(call: APICallError): number | undefined {
+  const headers = call.responseHeaders ?? {};
+  const milliseconds = Number(headers['retry-after-ms']);
+  if (headers['retry-after-ms'] && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const retryAfter = headers['retry-after'];
+  if (!retryAfter) return undefined;
+  const seconds = Number(retryAfter);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const at = Date.parse(retryAfter);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** A 429 passes the upstream's wait on, whole seconds, as `details.retryAfterSeconds` and the `Retry-After` header. */
+function upstreamRateLimited(call: APICallError | undefined) {
+  const waitMs = call && upstreamRetryAfterMs(call);
+  const retryAfterSeconds = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+  const message =
+    retryAfterSeconds === undefined
+      ? 'The language model is rate limiting requests; try again shortly.'
+      : `The language model is rate limiting requests; try again in ${retryAfterSeconds} s.`;
+  if (retryAfterSeconds === undefined) return new ApiError(429, 'RATE_LIMITED', message, { upstreamStatus: 429 });
+  const headers = { 'retry-after': String(retryAfterSeconds) };
+  return new ApiError(429, 'RATE_LIMITED', message, { upstreamStatus: 429, retryAfterSeconds }, undefined, headers);
 }
 
 function classifyAgentFailure(error: unknown): ApiError {
+  // Mastra's per-call timeout (`modelSettings.timeout.stepMs`) is how /generate bounds model silence.
+  const timeout = causeChain(error).find(isMastraTimeoutError);
+  if (timeout) return modelTimedOut('idle', timeout.timeoutMs);
   const call = failedModelCall(error);
-  return classifyUpstream(call !== undefined, call?.statusCode);
+  return classifyUpstream(call !== undefined, call?.statusCode, call);
 }
 
-function classifyUpstream(calledModel: boolean, status: number | undefined): ApiError {
-  if (status === 429) {
-    return new ApiError(429, 'RATE_LIMITED', 'The language model is rate limiting requests; try again shortly.', { upstreamStatus: status });
-  }
+function classifyUpstream(calledModel: boolean, status: number | undefined, call?: APICallError): ApiError {
+  if (status === 429) return upstreamRateLimited(call);
   if (status !== undefined) {
     return new ApiError(500, 'MODEL_ERROR', `The language model request failed (upstream status ${status}).`, { upstreamStatus: status });
   }

@@ -3,6 +3,7 @@ import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
 import { safeId } from './ids.ts';
+import { INTERRUPTED_KEY } from '../mastra/processors/turn-journal.ts';
 
 /**
  * SPEC's Thread record and the thread API's schemas (SPEC shows no thread
@@ -60,6 +61,7 @@ export const threadMessage = z.object({
   role: z.string(),
   content: z.string().describe('The text of the message'),
   createdAt: z.string().describe('ISO 8601'),
+  interrupted: z.literal(true).optional().describe('A reply cut short (failure, timeout, disconnect, crash): what was said until then'),
 });
 
 export const messageList = z.object({ messages: z.array(threadMessage), ...pagination });
@@ -95,5 +97,6 @@ export function toThreadMessage(message: MastraDBMessage): z.infer<typeof thread
     role: message.role,
     content: text || (typeof message.content?.content === 'string' ? message.content.content : ''),
     createdAt: new Date(message.createdAt).toISOString(),
+    ...(message.content?.metadata?.[INTERRUPTED_KEY] === true && { interrupted: true as const }),
   };
 }

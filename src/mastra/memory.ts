@@ -3,6 +3,7 @@ import type { MastraCompositeStore } from '@mastra/core/storage';
 import type { RequestContext } from '@mastra/core/request-context';
 import type { InputProcessorOrWorkflow, OutputProcessorOrWorkflow } from '@mastra/core/processors';
 import type { Config } from '../../mastra.config.ts';
+import { TurnJournal } from './processors/turn-journal.ts';
 
 /**
  * Set by the SPEC routes on a turn without threadId/resourceId. Stock Memory
@@ -12,13 +13,21 @@ import type { Config } from '../../mastra.config.ts';
  */
 export const STATELESS_KEY = 'companion.stateless';
 
+/** How often the reply of a running turn is written as a draft, so a crash loses at most this much of it. */
+const DRAFT_INTERVAL_MS = 1_000;
+
 class CompanionMemory extends Memory {
+  /** Writes each stored turn as it happens: see src/mastra/processors/turn-journal.ts. */
+  readonly #journal = new TurnJournal(this, { draftIntervalMs: DRAFT_INTERVAL_MS });
+
+  // The journal stores the turn's input after memory has loaded the history ...
   override async getInputProcessors(configured?: InputProcessorOrWorkflow[], context?: RequestContext) {
-    return context?.get(STATELESS_KEY) ? [] : super.getInputProcessors(configured, context);
+    return context?.get(STATELESS_KEY) ? [] : [...(await super.getInputProcessors(configured, context)), this.#journal];
   }
 
+  // ... and settles a failed reply before memory's MessageHistory stores it.
   override async getOutputProcessors(configured?: OutputProcessorOrWorkflow[], context?: RequestContext) {
-    return context?.get(STATELESS_KEY) ? [] : super.getOutputProcessors(configured, context);
+    return context?.get(STATELESS_KEY) ? [] : [this.#journal, ...(await super.getOutputProcessors(configured, context))];
   }
 }
 

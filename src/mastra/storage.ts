@@ -32,6 +32,11 @@ export function createStorage(databaseUrl: string | undefined): MastraCompositeS
   }
 }
 
+export function isPostgresUrl(databaseUrl: string): boolean {
+  const scheme = schemeOf(databaseUrl);
+  return scheme === 'postgres:' || scheme === 'postgresql:';
+}
+
 // LibSQL creates the database file but not its folder (`./data` on a fresh clone).
 function ensureParentDirectory(fileUrl: string) {
   const path = fileUrl.startsWith('file://') ? fileURLToPath(fileUrl) : fileUrl.slice('file:'.length);

@@ -11,7 +11,7 @@ import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
-import { lockThread } from '../threads/thread-lock.ts';
+import { startTurn, type TurnOptions } from '../threads/turn.ts';
 import './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -48,11 +48,14 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 
 /**
  * The one way into the agent for both SPEC routes: parse the body against the
- * SPEC schema, wait for the thread's previous turn, open the conversation
- * (thread, owner, personality), and build the agent's input. The handlers only
- * differ in how they answer.
+ * SPEC schema, start the turn (which waits for the thread's previous turns),
+ * open the conversation (thread, owner, personality), and build the agent's
+ * input. The handlers only differ in how they answer; each ends the turn on
+ * every way out.
  */
-export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean }) {
+export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean; turns: TurnOptions }) {
+  // The client's connection, watched from the start: a client that leaves while its turn waits is dropped.
+  const clientSignal = c.req.raw.signal;
   const parsed = agentRequest.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
   const request = parsed.data;
@@ -63,7 +66,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   const caller = callerOf(c.get('requestContext'));
   const resourceId = effectiveResourceId(caller, request.resourceId);
   const threadOwner = request.threadId || request.resourceId ? resourceId : undefined;
-  const release = request.threadId ? await lockThread(request.threadId) : () => {};
+  const turn = await startTurn(request.threadId, clientSignal, options.turns);
   const conversation = await openConversation(await agent.getMemory(), {
     threadId: request.threadId,
     resourceId: threadOwner,
@@ -71,7 +74,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     tags: request.runtimeContext?.metadata?.tags,
     title: titleFrom(request.messages),
   }).catch((error: unknown) => {
-    release();
+    turn.end();
     throw error;
   });
 
@@ -92,7 +95,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
       memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
     },
     ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
-    /** Lets the thread's next turn start; call it once this turn's messages are stored. */
-    release,
+    /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
+    turn,
   };
 }

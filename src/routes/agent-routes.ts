@@ -1,9 +1,12 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse, type MastraGenerateResult } from '../contract/generate-response.ts';
-import { toApiError } from '../contract/errors.ts';
+import { CLIENT_GONE, toApiError } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import type { ServerMode } from '../security/route-gate.ts';
+import type { TurnLock } from '../threads/turn-lock.ts';
+import type { Turn } from '../threads/turn.ts';
 import { prepareAgentCall } from './agent-call.ts';
 import { checkNativeCall, sanitizeNativeAnswer } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
@@ -36,9 +39,11 @@ function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRoute
 
 export interface AgentRouteOptions {
   modelConfigured: boolean;
-  stream: StreamTiming;
   /** What a native request may send (see native-call.ts). */
   mode: ServerMode;
+  /** Bounds of a turn (README "Turns and limits"). */
+  turns: { lock: TurnLock; timeoutMs: number; idleTimeoutMs: number };
+  stream: Omit<StreamTiming, 'idleTimeoutMs'>;
 }
 
 export function createAgentRoutes(routeOptions: AgentRouteOptions) {
@@ -49,33 +54,60 @@ export function createAgentRoutes(routeOptions: AgentRouteOptions) {
 }
 
 async function generate(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, ids, release } = await prepareAgentCall(c, routeOptions);
-  const result = await agent
-    .generate(messages, { ...options, abortSignal: c.req.raw.signal })
-    .catch((error: unknown) => {
-      throw toApiError(error);
-    })
-    .finally(release);
-  if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
-  return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
+  const { agent, messages, options, ids, turn } = await prepareAgentCall(c, routeOptions);
+  try {
+    const result = await agent
+      .generate(messages, {
+        ...options,
+        abortSignal: turn.signal,
+        // Without a stream, model silence is a model call that takes too long: Mastra's per-call timeout.
+        modelSettings: { timeout: { stepMs: routeOptions.turns.idleTimeoutMs } },
+      })
+      .catch((error: unknown) => {
+        throw turn.stopped() ?? toApiError(error);
+      });
+    // A stopped run resolves (finish reason "aborted") rather than rejects.
+    throwIfStopped(turn);
+    if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
+    return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
+  } finally {
+    turn.end();
+  }
 }
 
 /**
- * Validation, the conversation and the run's start all happen before the first
- * byte, so a bad request is still a JSON 400. After that, failures are events.
+ * Validation, the queue, the conversation and the run's start all happen before
+ * the first byte, so a bad request is still a JSON 4xx. After that, failures are events.
  */
 async function stream(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, ids, release } = await prepareAgentCall(c, routeOptions);
-  const abort = new AbortController();
-  const output = await agent.stream(messages, { ...options, abortSignal: abort.signal }).catch((error: unknown) => {
-    release();
-    throw toApiError(error);
-  });
+  const { agent, messages, options, ids, turn } = await prepareAgentCall(c, routeOptions);
+  let output;
+  try {
+    output = await agent.stream(messages, { ...options, abortSignal: turn.signal });
+    throwIfStopped(turn);
+  } catch (error) {
+    turn.end();
+    throw turn.stopped() ?? toApiError(error);
+  }
   if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
   c.header('x-accel-buffering', 'no');
+  const timing = { ...routeOptions.stream, idleTimeoutMs: routeOptions.turns.idleTimeoutMs };
   return streamSSE(c, async (sse) => {
-    // The client hanging up cancels the SSE stream; that stops the model request too.
-    sse.onAbort(() => abort.abort());
-    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort, routeOptions.stream).finally(release);
+    sse.onAbort(() => turn.abort(CLIENT_GONE));
+    try {
+      await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, { sse, drop: () => dropConnection(c) }, turn, timing);
+    } finally {
+      turn.end();
+    }
   });
+}
+
+function throwIfStopped(turn: Turn) {
+  const reason = turn.stopped();
+  if (reason) throw reason;
+}
+
+/** Closes the client's connection (on Node; an in-process request has none to close). */
+function dropConnection(c: Context) {
+  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.destroy();
 }

@@ -1,79 +1,143 @@
 import type { SSEStreamingApi } from 'hono/streaming';
-import { type ApiError, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
+import { type ApiError, clientTooSlow, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
 import { createStreamEventMapper, errorEvent, type MastraChunk, type SpecEvent } from '../contract/stream-events.ts';
+import type { Turn } from '../threads/turn.ts';
 
 const IDLE = Symbol('idle');
+const STOPPED = Symbol('stopped');
+const TIMED_OUT = Symbol('timed out');
+
+/** How long a stopped run may take to store what it has before its thread is let go anyway. */
+const SETTLE_TIMEOUT_MS = 5_000;
 
 export interface StreamTiming {
   /** SSE comment interval on an idle stream. */
   keepAliveMs: number;
   /** How long a run may go without any chunk before it fails. */
   idleTimeoutMs: number;
+  /** How long one write may wait for a client that stopped reading before the client is dropped. */
+  writeTimeoutMs: number;
+}
+
+/** The client end of the stream: its SSE writer, and a way to close its connection outright. */
+export interface StreamClient {
+  sse: SSEStreamingApi;
+  drop(): void;
 }
 
 /**
  * @module Writes a Mastra run to an SSE stream as SPEC events, live: each chunk is
  * mapped and flushed as it arrives. Every way the run can go wrong (an error
- * chunk, a stream cut off without a finish reason, no chunk for too long)
- * ends in exactly one `error` event, and the upstream call is aborted.
+ * chunk, a stream cut off without a finish reason, no chunk for too long, the
+ * turn's time running out) ends in exactly one `error` event, and the model
+ * call is aborted. Writes respect backpressure: a client that reads nothing for
+ * `writeTimeoutMs` is dropped and its run aborted, so a stalled reader holds at
+ * most one event, never the whole reply. Resolves once the run has settled (a
+ * stopped run has stored its partial reply): when the stream ends, the turn is stored.
  */
 export async function pipeSpecEvents(
   fullStream: ReadableStream<MastraChunk>,
   runId: string,
-  sse: SSEStreamingApi,
-  abort: AbortController,
+  client: StreamClient,
+  turn: Turn,
   timing: StreamTiming,
 ) {
   const map = createStreamEventMapper(runId);
   const reader = fullStream.getReader();
-  const keepAlive = startKeepAlive(sse, timing.keepAliveMs);
-  const send = async (event: SpecEvent) => {
-    await sse.writeSSE({ data: JSON.stringify(event) });
-    keepAlive.wrote();
-  };
-  const fail = async (error: ApiError) => {
-    abort.abort(error);
-    await send(errorEvent(runId, error));
-  };
+  const writer = createWriter(client, turn, timing);
+  const keepAlive = startKeepAlive(writer, timing.keepAliveMs);
+  const send = (event: SpecEvent) => writer.write(`data: ${JSON.stringify(event)}\n\n`, turn.signal);
 
   try {
     for (;;) {
-      const next = await readWithin(reader, timing.idleTimeoutMs);
-      if (next === IDLE) return await fail(modelTimedOut(timing.idleTimeoutMs));
-      if (next.done || sse.aborted) return;
+      const next = await readWithin(reader, timing.idleTimeoutMs, turn.signal);
+      if (next === STOPPED) break;
+      if (next === IDLE) {
+        turn.abort(modelTimedOut('idle', timing.idleTimeoutMs));
+        break;
+      }
+      if (next.done) return;
       const mapped = map(next.value);
       if (mapped.kind === 'event') await send(mapped.event);
-      else if (mapped.kind === 'failure') return await fail(toApiError(mapped.error));
-      else if (mapped.kind === 'cut-off') return await fail(MODEL_CUT_OFF);
+      else if (mapped.kind === 'failure') turn.abort(toApiError(mapped.error));
+      else if (mapped.kind === 'cut-off') turn.abort(MODEL_CUT_OFF);
     }
   } catch (error) {
-    if (!sse.aborted) await fail(toApiError(error));
+    turn.abort(toApiError(error));
   } finally {
     keepAlive.stop();
-    reader.cancel().catch(() => {});
   }
+  await tellClientWhy(turn.stopped(), runId, writer);
+  await settle(reader);
 }
 
-async function readWithin<T>(reader: ReadableStreamDefaultReader<T>, ms: number) {
+/** The one `error` event of a stopped turn, unless the client is why it stopped. */
+async function tellClientWhy(reason: ApiError | undefined, runId: string, writer: ReturnType<typeof createWriter>) {
+  const clientCausedIt = !reason || reason.status === 499;
+  if (!clientCausedIt) await writer.write(`data: ${JSON.stringify(errorEvent(runId, reason))}\n\n`);
+}
+
+/** SSE writes that give up on a client that stops reading: the turn stops and the connection is closed. */
+function createWriter(client: StreamClient, turn: Turn, timing: StreamTiming) {
+  let inFlight = 0;
+  let lastWrite = Date.now();
+  return {
+    get idleFor() {
+      return inFlight > 0 ? 0 : Date.now() - lastWrite;
+    },
+    async write(data: string, signal?: AbortSignal) {
+      inFlight += 1;
+      try {
+        const outcome = await within(client.sse.write(data), timing.writeTimeoutMs, signal);
+        if (outcome === TIMED_OUT) {
+          turn.abort(clientTooSlow(timing.writeTimeoutMs));
+          client.drop();
+        }
+      } finally {
+        inFlight -= 1;
+        lastWrite = Date.now();
+      }
+    },
+  };
+}
+
+/** After the run stopped, reads on until Mastra has finished it (and stored what it had), for a bounded time. */
+async function settle(reader: ReadableStreamDefaultReader<MastraChunk>) {
+  const deadline = AbortSignal.timeout(SETTLE_TIMEOUT_MS);
+  for (;;) {
+    const read = reader.read().catch(() => ({ done: true as const, value: undefined }));
+    const next = await within(read, SETTLE_TIMEOUT_MS, deadline);
+    if (next === TIMED_OUT || next === STOPPED || next.done) break;
+  }
+  reader.cancel().catch(() => {});
+}
+
+function readWithin<T>(reader: ReadableStreamDefaultReader<T>, idleMs: number, stop: AbortSignal) {
+  return within(reader.read(), idleMs, stop).then((outcome) => (outcome === TIMED_OUT ? IDLE : outcome));
+}
+
+/** `work`'s result, or `TIMED_OUT` after `ms`, or `STOPPED` once `stop` aborts, whichever comes first. */
+async function within<T>(work: Promise<T>, ms: number, stop?: AbortSignal): Promise<T | typeof TIMED_OUT | typeof STOPPED> {
+  if (stop?.aborted) return STOPPED;
   let timer: NodeJS.Timeout | undefined;
-  const idle = new Promise<typeof IDLE>((resolve) => (timer = setTimeout(resolve, ms, IDLE)));
+  let onStop: (() => void) | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, ms, TIMED_OUT)));
+  const stopped = new Promise<typeof STOPPED>((resolve) => {
+    onStop = () => resolve(STOPPED);
+    stop?.addEventListener('abort', onStop, { once: true });
+  });
   try {
-    return await Promise.race([reader.read(), idle]);
+    return await Promise.race([work, timedOut, stopped]);
   } finally {
     clearTimeout(timer);
+    stop?.removeEventListener('abort', onStop!);
   }
 }
 
 /** An SSE comment (`: keep-alive`) whenever nothing was written for a while, so proxies keep the stream open. */
-function startKeepAlive(sse: SSEStreamingApi, interval: number) {
-  let lastWrite = Date.now();
+function startKeepAlive(writer: ReturnType<typeof createWriter>, interval: number) {
   const timer = setInterval(() => {
-    if (Date.now() - lastWrite < interval) return;
-    lastWrite = Date.now();
-    sse.write(': keep-alive\n\n').catch(() => {});
+    if (writer.idleFor >= interval) void writer.write(': keep-alive\n\n');
   }, interval / 2);
-  return {
-    wrote: () => (lastWrite = Date.now()),
-    stop: () => clearInterval(timer),
-  };
+  return { stop: () => clearInterval(timer) };
 }

@@ -21,11 +21,12 @@ function personalityOf(requestContext: RequestContext) {
 export interface CompanionAgentOptions {
   model: Config['model'];
   modelMaxRetries: number;
+  modelMaxOutputTokens: number;
   openMeteo: Config['openMeteo'];
   memory: MastraMemory | undefined;
 }
 
-export function createCompanionAgent({ model, modelMaxRetries, openMeteo, memory }: CompanionAgentOptions) {
+export function createCompanionAgent({ model, modelMaxRetries, modelMaxOutputTokens, openMeteo, memory }: CompanionAgentOptions) {
   return new Agent({
     id: COMPANION_AGENT_ID,
     name: 'Companion Agent',
@@ -38,6 +39,10 @@ export function createCompanionAgent({ model, modelMaxRetries, openMeteo, memory
       spiritualDestinationsTool: createSpiritualDestinationsTool(openMeteo),
     },
     memory,
-    defaultOptions: { providerOptions: modelProviderOptions(model) },
+    defaultOptions: {
+      providerOptions: modelProviderOptions(model),
+      // Every model call's reply is capped, so one turn's cost and memory are too.
+      modelSettings: { maxOutputTokens: modelMaxOutputTokens },
+    },
   });
 }

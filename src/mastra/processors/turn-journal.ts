@@ -1,0 +1,156 @@
+/**
+ * @module What a stored turn leaves behind when it does not finish. Stock
+ * memory writes a turn once, at its end: a crash mid-reply loses the user's
+ * message, and a failed turn leaves an assistant message holding only an
+ * error part (which also echoes the upstream's error text). This processor
+ * sits in memory's own processor lists and writes the turn as it happens:
+ * - input: the turn's new messages are stored before the model is called;
+ * - stream: the reply so far is stored as a draft, at most once per
+ *   `draftIntervalMs`, marked `interrupted` (a quick reply writes no draft);
+ * - result: a finished reply replaces the draft (same message id, stored by
+ *   memory's MessageHistory right after this processor); a failed or aborted
+ *   one keeps what was streamed, marked `interrupted`, without error parts,
+ *   and an assistant message with nothing left in it is not stored at all.
+ */
+import type { MastraDBMessage, MastraMemory } from '@mastra/core/memory';
+import { parseMemoryRequestContext } from '@mastra/core/memory';
+import type {
+  ProcessInputArgs,
+  ProcessOutputResultArgs,
+  ProcessOutputStreamArgs,
+  Processor,
+} from '@mastra/core/processors';
+
+export const INTERRUPTED_KEY = 'interrupted';
+
+/** Finish reasons of a turn that did not end as the model meant it to. */
+const FAILED_FINISH_REASONS = new Set(['error', 'aborted']);
+
+/** What one turn's journal keeps between chunks (Mastra's per-request processor state). */
+interface JournalState {
+  threadId?: string;
+  resourceId?: string;
+  /** The reply's message id, from the first step: drafts use it so the finished reply overwrites them. */
+  draftId?: string;
+  /** Everything the model said so far in this turn. */
+  text?: string;
+  /** The text of the latest step: when that step failed, its text is missing from Mastra's response message. */
+  stepText?: string;
+  draftTimer?: NodeJS.Timeout;
+  /** Draft writes, one after another; awaited before the turn's final messages are stored. */
+  writes?: Promise<void>;
+  closed?: boolean;
+}
+
+type TextPart = { type: 'text'; text: string };
+
+type JournalMemory = Pick<MastraMemory, 'saveMessages' | 'deleteMessages' | 'getThreadById'>;
+
+export class TurnJournal implements Processor<'turn-journal'> {
+  readonly id = 'turn-journal';
+  readonly #memory: JournalMemory;
+  readonly #draftIntervalMs: number;
+
+  constructor(memory: JournalMemory, options: { draftIntervalMs: number }) {
+    this.#memory = memory;
+    this.#draftIntervalMs = options.draftIntervalMs;
+  }
+
+  /** Runs after memory has loaded the history, so only this turn's messages are written. */
+  async processInput({ messageList, requestContext }: ProcessInputArgs) {
+    const memoryContext = parseMemoryRequestContext(requestContext);
+    if (memoryContext?.memoryConfig?.readOnly) return messageList;
+    const threadId = memoryContext?.thread?.id;
+    // A thread Mastra has yet to create (a native client's first turn) is written whole at the end, as before.
+    if (!threadId || !(await this.#memory.getThreadById({ threadId }))) return messageList;
+    const input = messageList.get.input.db().filter((message) => message.role !== 'system');
+    if (input.length > 0) await this.#memory.saveMessages({ messages: input });
+    return messageList;
+  }
+
+  async processOutputStream({ part, state, requestContext }: ProcessOutputStreamArgs) {
+    const journal = state as JournalState;
+    if (part.type === 'step-start') {
+      journal.draftId ??= (part.payload as { messageId?: string }).messageId;
+      journal.stepText = '';
+      const memoryContext = parseMemoryRequestContext(requestContext);
+      // A read-only turn gets no thread here, so it writes no drafts.
+      journal.threadId = memoryContext?.memoryConfig?.readOnly ? undefined : memoryContext?.thread?.id;
+      journal.resourceId = memoryContext?.resourceId;
+    } else if (part.type === 'text-delta') {
+      const { text } = part.payload as { text: string };
+      journal.text = (journal.text ?? '') + text;
+      journal.stepText = (journal.stepText ?? '') + text;
+      this.#scheduleDraft(journal);
+    }
+    return part;
+  }
+
+  /** Runs before memory's MessageHistory, which stores the response messages as this leaves them. */
+  async processOutputResult({ messageList, result, state, requestContext }: ProcessOutputResultArgs) {
+    const journal = state as JournalState;
+    journal.closed = true;
+    clearTimeout(journal.draftTimer);
+    await journal.writes;
+    if (parseMemoryRequestContext(requestContext)?.memoryConfig?.readOnly) return messageList;
+
+    const response = messageList.get.response.db().filter((message) => message.role === 'assistant');
+    if (FAILED_FINISH_REASONS.has(result.finishReason)) {
+      const empty = markInterrupted(response, journal.stepText ?? '');
+      if (empty.length > 0) messageList.removeByIds(empty);
+    }
+    const kept = new Set(messageList.get.response.db().map((message) => message.id));
+    const stale = [journal.draftId, ...response.map((message) => message.id)].filter(
+      (id): id is string => id !== undefined && !kept.has(id),
+    );
+    if (stale.length > 0) await this.#memory.deleteMessages([...new Set(stale)]);
+    return messageList;
+  }
+
+  #scheduleDraft(journal: JournalState) {
+    if (journal.draftTimer || journal.closed || !journal.draftId || !journal.threadId) return;
+    journal.draftTimer = setTimeout(() => {
+      journal.draftTimer = undefined;
+      if (journal.closed) return;
+      const draft = draftMessage(journal);
+      journal.writes = (journal.writes ?? Promise.resolve()).then(() =>
+        this.#memory.saveMessages({ messages: [draft] }).then(
+          () => {},
+          () => {}, // A lost draft only weakens crash insurance; the turn itself goes on.
+        ),
+      );
+    }, this.#draftIntervalMs);
+    journal.draftTimer.unref();
+  }
+}
+
+function draftMessage(journal: JournalState): MastraDBMessage {
+  return {
+    id: journal.draftId!,
+    role: 'assistant',
+    threadId: journal.threadId,
+    resourceId: journal.resourceId,
+    createdAt: new Date(),
+    content: { format: 2, parts: [{ type: 'text', text: journal.text ?? '' }], metadata: { [INTERRUPTED_KEY]: true } },
+  };
+}
+
+/**
+ * A failed turn's reply keeps what it said, marked interrupted: error parts go
+ * (the error is the response's, not the conversation's), the text of the step
+ * that broke off is put back, and the ids of messages left empty are returned.
+ */
+function markInterrupted(response: MastraDBMessage[], stepText: string): string[] {
+  for (const message of response) {
+    message.content.parts = message.content.parts.filter((part) => part.type !== 'error');
+  }
+  const last = response.at(-1);
+  const lastText = response.flatMap((message) => message.content.parts).findLast((part): part is TextPart => part.type === 'text');
+  if (last && stepText && lastText?.text !== stepText) last.content.parts.push({ type: 'text', text: stepText });
+  const empty: string[] = [];
+  for (const message of response) {
+    if (message.content.parts.every((part) => part.type === 'step-start')) empty.push(message.id);
+    else message.content.metadata = { ...message.content.metadata, [INTERRUPTED_KEY]: true };
+  }
+  return empty;
+}

@@ -1,0 +1,101 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type RunningPostgres } from '../../tests/fixtures/postgres.ts';
+import { PostgresTurnLock } from './postgres-turn-lock.ts';
+import { InProcessTurnLock, type TurnLock } from './turn-lock.ts';
+
+const open = () => new AbortController().signal;
+/** Long enough for a waiting replica to ask many times (it asks every 20 ms here). */
+const manyPolls = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
+  let postgres: RunningPostgres;
+  const locks: TurnLock[] = [];
+  const connectionErrors: Error[] = [];
+  const replica = () => {
+    const lock = new PostgresTurnLock(postgres.url, new InProcessTurnLock({ maxQueued: 5 }), {
+      pollMs: 20,
+      onConnectionError: (error) => connectionErrors.push(error),
+    });
+    locks.push(lock);
+    return lock;
+  };
+
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  });
+  afterEach(async () => {
+    await Promise.all(locks.splice(0).map((lock) => lock.close()));
+    connectionErrors.length = 0;
+  });
+  afterAll(() => postgres.stop());
+
+  it('runs a thread’s turns one replica at a time, and other threads alongside', async () => {
+    const a = replica();
+    const b = replica();
+    const releaseA = await a.acquire('thread-1', open());
+    let bRunning = false;
+    const bTurn = b.acquire('thread-1', open()).then((release) => ((bRunning = true), release));
+    (await b.acquire('thread-2', open()))();
+    await manyPolls();
+    expect(bRunning).toBe(false);
+
+    releaseA();
+    const releaseB = await bTurn;
+    expect(bRunning).toBe(true);
+    let aRunning = false;
+    const aAgain = a.acquire('thread-1', open()).then((release) => ((aRunning = true), release));
+    await manyPolls();
+    expect(aRunning).toBe(false);
+    releaseB();
+    (await aAgain)();
+  });
+
+  it('drops a waiting turn whose signal aborts, with its reason, and holds nothing for it', async () => {
+    const a = replica();
+    const b = replica();
+    const releaseA = await a.acquire('thread-1', open());
+    const gone = new AbortController();
+    const waiting = b.acquire('thread-1', gone.signal);
+    await manyPolls();
+    gone.abort('client left');
+    await expect(waiting).rejects.toBe('client left');
+
+    releaseA();
+    const c = replica();
+    (await c.acquire('thread-1', open()))();
+  });
+
+  it('frees the threads of a replica whose connection dies (a crash), and says so', async () => {
+    const a = replica();
+    await a.acquire('thread-1', open());
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    try {
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'companion-agent:turn' AND pid <> pg_backend_pid()",
+      );
+    } finally {
+      await admin.end();
+    }
+    const b = replica();
+    (await b.acquire('thread-1', open()))();
+    expect(connectionErrors.length).toBeGreaterThan(0);
+  });
+
+  it('answers MEMORY_NOT_INITIALIZED when the store is unreachable, and holds nothing for the turn', async () => {
+    const lock = new PostgresTurnLock('postgres://postgres@127.0.0.1:9/none', new InProcessTurnLock({ maxQueued: 0 }));
+    locks.push(lock);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await expect(lock.acquire('thread-1', open())).rejects.toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED' });
+    }
+  });
+
+  it('keeps the in-process queue bound', async () => {
+    const lock = new PostgresTurnLock(postgres.url, new InProcessTurnLock({ maxQueued: 0 }));
+    locks.push(lock);
+    const release = await lock.acquire('thread-1', open());
+    await expect(lock.acquire('thread-1', open())).rejects.toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    release();
+  });
+});

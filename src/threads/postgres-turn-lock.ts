@@ -1,0 +1,125 @@
+/**
+ * @module Per-thread turn order across replicas that share one PostgreSQL store.
+ * Within a process, turns queue in the in-process lock (arrival order, bounded
+ * queue, dropped when their client leaves). The turn at the head of a thread's
+ * queue then takes a session advisory lock on the thread,
+ * `pg_try_advisory_lock(hashtext('companion-agent:turn'), hashtext(threadId))`,
+ * on this replica's one dedicated connection, retrying every `pollMs` while
+ * another replica holds it. A session lock dies with its session: a replica
+ * that crashes or loses its connection frees its threads at once.
+ *
+ * One connection serves all of a replica's locks (a session may hold many), so
+ * the number of running turns never depends on a pool's size. Two threads whose
+ * ids share a hash only ever wait on each other across replicas.
+ */
+import pg from 'pg';
+import { memoryNotInitialized } from '../contract/errors.ts';
+import type { Release, TurnLock } from './turn-lock.ts';
+
+const NAMESPACE = 'companion-agent:turn';
+const DEFAULT_POLL_MS = 100;
+
+export interface PostgresTurnLockOptions {
+  /** How often a turn waiting on another replica asks again. */
+  pollMs?: number;
+  /** Told when the lock connection fails (its locks are gone with it); the next turn reconnects. */
+  onConnectionError?: (error: Error) => void;
+}
+
+export class PostgresTurnLock implements TurnLock {
+  readonly #connectionString: string;
+  readonly #local: TurnLock;
+  readonly #pollMs: number;
+  readonly #onConnectionError: (error: Error) => void;
+  #connection: Promise<pg.Client> | undefined;
+
+  constructor(connectionString: string, local: TurnLock, options: PostgresTurnLockOptions = {}) {
+    this.#connectionString = connectionString;
+    this.#local = local;
+    this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.#onConnectionError = options.onConnectionError ?? (() => {});
+  }
+
+  async acquire(threadId: string, signal: AbortSignal): Promise<Release> {
+    const releaseLocal = await this.#local.acquire(threadId, signal);
+    try {
+      await this.#lockAcrossReplicas(threadId, signal);
+    } catch (error) {
+      releaseLocal();
+      throw error;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      // Queries on one connection run in order, so a local successor's lock query follows this unlock.
+      this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, threadId]).catch(() => {});
+      releaseLocal();
+    };
+  }
+
+  async close() {
+    const connection = this.#connection;
+    this.#connection = undefined;
+    await connection?.then((client) => client.end()).catch(() => {});
+    await this.#local.close();
+  }
+
+  async #lockAcrossReplicas(threadId: string, signal: AbortSignal) {
+    for (;;) {
+      signal.throwIfAborted();
+      const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, threadId]).catch(
+        (error: unknown) => {
+          // The store a stored turn needs is unreachable: the same answer as for its messages.
+          throw memoryNotInitialized(error);
+        },
+      );
+      if (rows[0]?.locked) {
+        if (!signal.aborted) return;
+        // Locked just as the turn was given up: let the thread go again.
+        await this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, threadId]).catch(() => {});
+        signal.throwIfAborted();
+      }
+      await pause(this.#pollMs, signal);
+    }
+  }
+
+  async #query(text: string, values: unknown[]) {
+    const client = await this.#connect();
+    return client.query<{ locked?: boolean }>(text, values);
+  }
+
+  #connect(): Promise<pg.Client> {
+    if (!this.#connection) {
+      const client = new pg.Client({ connectionString: this.#connectionString, application_name: NAMESPACE });
+      const connection = client.connect().then(() => client);
+      let forgotten = false;
+      const forget = (error: Error) => {
+        if (forgotten) return;
+        forgotten = true;
+        if (this.#connection === connection) this.#connection = undefined;
+        client.end().catch(() => {});
+        this.#onConnectionError(error);
+      };
+      client.on('error', forget);
+      client.on('end', () => forget(new Error('the turn lock connection was closed')));
+      connection.catch(forget);
+      this.#connection = connection;
+    }
+    return this.#connection;
+  }
+}
+
+function pause(ms: number, signal: AbortSignal) {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CLIENT_GONE } from '../contract/errors.ts';
+import { InProcessTurnLock } from './turn-lock.ts';
+import { startTurn } from './turn.ts';
+
+const TIMEOUT_MS = 1_000;
+
+describe('startTurn', () => {
+  let lock: InProcessTurnLock;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    lock = new InProcessTurnLock({ maxQueued: 5 });
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const start = (threadId: string | undefined, client = new AbortController()) => startTurn(threadId, client.signal, { lock, timeoutMs: TIMEOUT_MS });
+
+  it('stops a turn that outgrows its time with 504 MODEL_ERROR', async () => {
+    const turn = await start('t');
+    vi.advanceTimersByTime(TIMEOUT_MS - 1);
+    expect(turn.signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(turn.stopped()).toMatchObject({ status: 504, code: 'MODEL_ERROR', details: { timeout: 'turn', timeoutMs: TIMEOUT_MS } });
+    expect(turn.signal.reason).toBe(turn.stopped());
+    turn.end();
+  });
+
+  it('stops a turn whose client hangs up', async () => {
+    const client = new AbortController();
+    const turn = await start('t', client);
+    client.abort();
+    expect(turn.stopped()).toBe(CLIENT_GONE);
+    turn.end();
+  });
+
+  it('counts the queue wait: a turn still queued when its time is up is rejected with 504 and leaves the queue', async () => {
+    const running = await start('t');
+    vi.advanceTimersByTime(TIMEOUT_MS / 2);
+    const queued = start('t');
+    const outcome = queued.catch((error: unknown) => error);
+    vi.advanceTimersByTime(TIMEOUT_MS);
+    expect(await outcome).toMatchObject({ status: 504, details: { timeout: 'turn' } });
+    running.end();
+    // The queued turn is gone, so the thread is free at once.
+    const next = await start('t');
+    next.end();
+  });
+
+  it('rejects a turn whose client left while it was queued, and holds nothing for it', async () => {
+    const running = await start('t');
+    const client = new AbortController();
+    const queued = start('t', client).catch((error: unknown) => error);
+    client.abort();
+    expect(await queued).toBe(CLIENT_GONE);
+    running.end();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('releases the thread and stops the clock on end(), once', async () => {
+    const first = await start('t');
+    const second = start('t');
+    first.end();
+    first.end();
+    const running = await second;
+    expect(vi.getTimerCount()).toBe(1);
+    running.end();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(TIMEOUT_MS * 2);
+    expect(running.signal.aborted).toBe(false);
+  });
+
+  it('takes no lock for a turn without a thread', async () => {
+    const [a, b] = await Promise.all([start(undefined), start(undefined)]);
+    a.end();
+    b.end();
+  });
+});

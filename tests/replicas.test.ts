@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { deferred } from './fixtures/openai-stand-in.ts';
+import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
+import { startService, type RunningService } from './fixtures/service.ts';
+import { eventsOf, sseFrames } from './fixtures/sse.ts';
+
+// Two replicas of the service on one PostgreSQL store, sharing one model stand-in.
+let postgres: RunningPostgres;
+let h: CompanionHarness;
+let replica: RunningService;
+beforeAll(async () => {
+  postgres = await startPostgres();
+  h = await startCompanion({ DATABASE_URL: postgres.url });
+  const { PORT: _port, ...env } = h.service.env;
+  replica = await startService(env);
+});
+afterAll(async () => {
+  await replica.stop();
+  await h.close();
+  await postgres.stop();
+});
+beforeEach(() => h.reset());
+
+const onReplica = (body: unknown) =>
+  fetch(replica.url + GENERATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** A streamed turn on the first replica, held by the model after its first chunk until `gate` resolves. */
+async function holdTurnOnFirstReplica(ids: { threadId: string; resourceId: string }) {
+  const gate = deferred();
+  h.model.script({ text: ['Tea is', ' lovely.'] }, { text: 'You asked about tea.' });
+  h.model.beforeChunk = (index) => (index === 1 ? gate.promise : undefined);
+  const frames = sseFrames(await h.post(STREAM, { ...userSays('Tell me about tea.'), ...ids }));
+  for await (const raw of frames) if (eventsOf([raw])[0]?.type === 'text') break;
+  return { gate, frames };
+}
+
+it('keeps one thread’s turns in order across replicas: the second replica’s turn waits for the first’s', async () => {
+  const ids = { threadId: randomUUID(), resourceId: 'replicas' };
+  const { gate, frames } = await holdTurnOnFirstReplica(ids);
+
+  const second = onReplica({ ...userSays('What did I ask?'), ...ids });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Half a second on, the second replica has still not called the model: the thread is taken.
+  expect(h.model.requests).toHaveLength(1);
+
+  gate.resolve();
+  for await (const _ of frames);
+  const response = await second;
+  expect(response.status).toBe(200);
+  expect(conversationOf(h.model.requests[1])).toEqual([
+    { role: 'user', content: 'Tell me about tea.' },
+    { role: 'assistant', content: 'Tea is lovely.' },
+    { role: 'user', content: 'What did I ask?' },
+  ]);
+});
+
+it('frees a thread when the replica running its turn crashes (kill -9)', async () => {
+  const ids = { threadId: randomUUID(), resourceId: 'replicas' };
+  await holdTurnOnFirstReplica(ids);
+  const second = onReplica({ ...userSays('Anyone there?'), ...ids });
+
+  await h.restart('SIGKILL');
+  const response = await second;
+  expect(response.status).toBe(200);
+  expect((await response.json()).text).toBe('You asked about tea.');
+  expect(conversationOf(h.model.requests[1]).at(-1)).toEqual({ role: 'user', content: 'Anyone there?' });
+});
