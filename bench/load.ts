@@ -61,7 +61,7 @@ export async function runLoad(server: ServerUnderTest, run: LoadRun): Promise<Lo
 export async function warmUp(server: ServerUnderTest, route: Route, connections: number): Promise<number> {
   const first = await fire(server, route, 1, 1);
   if (first.errors) throw new Error(`${server.name} failed its first ${route} request:\n${server.output()}`);
-  const fired = await fire(server, route, connections, Math.max(16, connections * 4));
+  const fired = await fire(server, route, connections, Math.max(16, connections * 2));
   if (fired.errors) throw new Error(`${server.name} failed ${fired.errors} ${route} requests while warming up:\n${server.output()}`);
   return fired.latencies.length / fired.elapsedS;
 }

@@ -4,7 +4,7 @@
  * read it, to bench/README.md.
  */
 import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult } from './load.ts';
 import type { ServerName } from './servers.ts';
@@ -29,6 +29,8 @@ export interface SuiteResults {
   settings: SuiteSettings;
   startedAt: Date;
   elapsedS: number;
+  /** 1-minute load average at the start and at the end: how busy the machine was besides the bench */
+  loadAverage: { start: number; end: number };
   /** medians over the repeats, keyed `generate c=16` */
   load: Map<string, PerServer<LoadResult>>;
   firstText: PerServer<{ p50: number; p99: number }>;
@@ -114,11 +116,16 @@ export function runDescription(results: SuiteResults): string {
   const s = results.settings;
   const cpu = cpus();
   return [
-    `Run ${results.startedAt.toISOString()}, ${results.elapsedS.toFixed(0)} s, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}.`,
+    `Run ${results.startedAt.toISOString()}, ${results.elapsedS.toFixed(0)} s, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'},`,
+    `load average ${results.loadAverage.start.toFixed(1)} at the start and ${results.loadAverage.end.toFixed(1)} at the end.`,
     `ours = \`${s.oursCommand}\`; load: ${s.repeats} interleaved repeats of ~${s.secondsPerRun} s per cell at ${s.connections.join('/')} connections, medians;`,
     `stream timing: ${s.timingSamples} samples per server at c=1, model paced ${s.timingPace};`,
     `long threads: ${s.threadTurns} turns per size; slow streams: ${s.slowStreams} at once, model paced ${s.slowPace}.`,
   ].join('\n');
+}
+
+export function currentLoadAverage(): number {
+  return loadavg()[0]!;
 }
 
 export function writeReadme(results: SuiteResults, table: string): string {
@@ -129,8 +136,13 @@ export function writeReadme(results: SuiteResults, table: string): string {
 
 const README_HEAD = `# Benchmarks
 
-\`npm run bench\` measures three servers side by side in one run, offline, in about four minutes on
-two cores, prints one table and rewrites the table below. \`npm run bench:profile\` profiles ours.
+\`npm run bench\` measures three servers side by side in one run, offline, prints one table and
+rewrites the table below. It is sized for under five minutes on two idle cores; every run makes a
+number of requests sized from the servers' own speed, so on a busy machine it takes longer (the run
+description says how busy the machine was). \`npm run bench:profile\` profiles ours.
+Settings: \`BENCH_OURS_CMD\` (the command that starts ours, default \`node src/server.ts\`; it must
+start the server process itself, not a shell or npm, so its pid is the one measured),
+\`BENCH_SECONDS\` per load run (1.5), \`BENCH_REPEATS\` (3).
 
 ## What is compared
 
@@ -175,6 +187,10 @@ means ours is slower than stock Mastra; above 1× on CPU ms/request means it bur
 turn. The floor is what is left when the framework costs nothing: the gap between floor and ours
 is the most that can be won. The first-text figure includes the stand-in's round trip (the same
 for all three); last text → end is pure server work after the reply was complete.
+
+Issue 11's targets, read off the table: ours/peer ≥ 2× on req/s and ≤ 0.5× on CPU ms/request at
+c=16 for both routes; first \`text\` event ≤ the floor's + 2 ms; last \`text\` → end ≤ 2 ms;
+thread cost 10 000 / 10 ≤ 1.1; 500 slow streams with 0 errors and peak RSS ≤ 400 MB.
 `;
 
 const README_TAIL = `## Profile

@@ -10,7 +10,7 @@ import { startServer, SERVER_NAMES, tempDatabaseUrl, DEFAULT_OURS_COMMAND, type 
 import { median, percentile, runLoad, threadFor, warmUp, type LoadResult } from './load.ts';
 import { manyStreams, sampleStreamTimings } from './sse-timing.ts';
 import { measureThreadCost, seedLongThreads } from './long-thread.ts';
-import { markdownTable, rowsOf, writeReadme, type SuiteResults, type SuiteSettings } from './report.ts';
+import { currentLoadAverage, markdownTable, rowsOf, writeReadme, type SuiteResults, type SuiteSettings } from './report.ts';
 import { benchReplyChunks } from '../tests/fixtures/openai-stand-in.ts';
 
 const TIMING_PACE: BenchTurn = { firstTokenMs: 0, interTokenMs: 2, chunks: 10 };
@@ -32,6 +32,7 @@ const settings: SuiteSettings = {
 const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0)}s] ${message}\n`);
 const t0 = performance.now();
 const startedAt = new Date();
+const loadAtStart = currentLoadAverage();
 
 const standIns = await startStandIns();
 const databases = { peer: tempDatabaseUrl('peer'), ours: tempDatabaseUrl('ours') };
@@ -53,6 +54,7 @@ try {
     settings,
     startedAt,
     elapsedS: 0,
+    loadAverage: { start: loadAtStart, end: 0 },
     load: load.medians,
     ...(await streamTimingPhase(servers)),
     rss: Object.fromEntries(servers.map((server) => [server.name, { bootMb: bootRss[server.name]!, loadPeakMb: load.peakRss[server.name]! }])),
@@ -60,6 +62,7 @@ try {
     manyStreams: await manyStreamsPhase(servers),
   };
   results.elapsedS = (performance.now() - t0) / 1000;
+  results.loadAverage.end = currentLoadAverage();
   const table = markdownTable(rowsOf(results));
   console.log(table);
   log(`written to ${writeReadme(results, table)}`);
