@@ -4,7 +4,7 @@
  * three servers differ only in the framework code around the model call.
  */
 import { DEFAULT_PERSONALITY, instructionsFor } from '../src/mastra/agents/personalities.ts';
-import { spiritualDestinationsTool } from '../src/mastra/tools/spiritual-destinations-tool.ts';
+import { createSpiritualDestinationsTool } from '../src/mastra/tools/spiritual-destinations-tool.ts';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 
 export const AGENT_ID = 'companionAgent';
@@ -19,9 +19,10 @@ export const MEMORY_OPTIONS = {
 } as const;
 
 export function companionTools(env: ServerEnv) {
+  const openMeteo = { geocodingUrl: env.OPEN_METEO_GEOCODING_URL, forecastUrl: env.OPEN_METEO_FORECAST_URL, timeoutMs: 10_000 };
   return {
-    weatherTool: createWeatherTool({ geocodingUrl: env.OPEN_METEO_GEOCODING_URL, forecastUrl: env.OPEN_METEO_FORECAST_URL, timeoutMs: 10_000 }),
-    spiritualDestinationsTool,
+    weatherTool: createWeatherTool(openMeteo),
+    spiritualDestinationsTool: createSpiritualDestinationsTool(openMeteo),
   };
 }
 
