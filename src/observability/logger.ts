@@ -11,7 +11,7 @@ import type { LogLevel } from '@mastra/core/logger';
 export type LogFormat = 'json' | 'pretty';
 
 /** Fields that can carry prompts, conversation text, bodies or credentials, wherever an error object nests them. */
-const SECRET_FIELDS = ['requestBodyValues', 'responseBody', 'prompt', 'messages', 'body', 'authorization', 'cookie', 'apiKey'];
+const SECRET_FIELDS = ['requestBodyValues', 'responseBody', 'data', 'prompt', 'messages', 'body', 'authorization', 'cookie', 'apiKey'];
 const NESTING = ['', 'error.', 'err.', 'error.cause.', 'error.lastError.', 'error.cause.cause.', 'args.', 'error.data.'];
 
 export const REDACTED_PATHS = NESTING.flatMap((prefix) => SECRET_FIELDS.map((field) => `${prefix}${field}`));

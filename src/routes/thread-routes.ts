@@ -39,7 +39,11 @@ async function memoryOf(mastra: Mastra) {
 /** The owner the request acts for: the authenticated caller, else the `resourceId` query parameter. */
 function ownerOf(requestContext: RequestContext, resourceId: string | undefined): string {
   const owner = effectiveResourceId(callerOf(requestContext), resourceId);
-  if (!owner) throw invalidRequest('Invalid query parameters: resourceId is required', { field: 'resourceId' });
+  if (!owner) {
+    throw invalidRequest('Invalid query parameters: resourceId: resourceId is required', {
+      issues: [{ path: 'resourceId', message: 'resourceId is required' }],
+    });
+  }
   return owner;
 }
 
