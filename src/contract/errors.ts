@@ -2,7 +2,7 @@ import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
 import { APICallError, RetryError } from 'ai';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * @module SPEC's error model: every failure leaves the service as
@@ -22,12 +22,14 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-  details: Record<string, unknown>;
-  stack?: string;
-}
+export const errorBodySchema = z.object({
+  error: z.string().describe('Message describing what went wrong'),
+  code: z.enum(ERROR_CODES),
+  details: z.record(z.string(), z.unknown()).describe('Additional context'),
+  stack: z.string().optional().describe('Stack trace, present in development only'),
+});
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export class ApiError extends Error {
   override name = 'ApiError';

@@ -62,17 +62,18 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   requestContext.set(PERSONALITY_KEY, conversation.personality);
   const userId = request.runtimeContext?.metadata?.userId;
   if (userId) requestContext.set('userId', userId);
-  const thread = conversation.thread;
-  if (!thread) requestContext.set(STATELESS_KEY, true);
+  const ids = conversation.ids;
+  if (!ids) requestContext.set(STATELESS_KEY, true);
 
   return {
     agent,
     messages: toAgentMessages(request.messages),
     options: {
       requestContext,
-      memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
+      memory: ids ? { thread: ids.threadId, resource: ids.resourceId } : undefined,
     },
-    ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
+    /** The stored conversation's ids; `undefined` for a stateless turn. */
+    conversation: ids,
     /** Lets the thread's next turn start; call it once this turn's messages are stored. */
     release,
   };

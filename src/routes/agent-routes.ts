@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { toGenerateResponse, type MastraGenerateResult } from '../contract/generate-response.ts';
+import { toGenerateResponse } from '../contract/generate-response.ts';
 import { toApiError } from '../contract/errors.ts';
 import { prepareAgentCall } from './agent-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
@@ -37,15 +37,15 @@ export function createAgentRoutes(routeOptions: AgentRouteOptions) {
 }
 
 async function generate(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, ids, release } = await prepareAgentCall(c, routeOptions);
+  const { agent, messages, options, conversation, release } = await prepareAgentCall(c, routeOptions);
   const result = await agent
     .generate(messages, { ...options, abortSignal: c.req.raw.signal })
     .catch((error: unknown) => {
       throw toApiError(error);
     })
     .finally(release);
-  if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
-  return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
+  if (conversation) c.header(THREAD_HEADER, conversation.threadId);
+  return c.json(toGenerateResponse(result, conversation, c.get('traceId')));
 }
 
 /**
@@ -53,17 +53,17 @@ async function generate(c: Context, routeOptions: AgentRouteOptions) {
  * byte, so a bad request is still a JSON 400. After that, failures are events.
  */
 async function stream(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, ids, release } = await prepareAgentCall(c, routeOptions);
+  const { agent, messages, options, conversation, release } = await prepareAgentCall(c, routeOptions);
   const abort = new AbortController();
   const output = await agent.stream(messages, { ...options, abortSignal: abort.signal }).catch((error: unknown) => {
     release();
     throw toApiError(error);
   });
-  if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
+  if (conversation) c.header(THREAD_HEADER, conversation.threadId);
   c.header('x-accel-buffering', 'no');
   return streamSSE(c, async (sse) => {
     // The client hanging up cancels the SSE stream; that stops the model request too.
     sse.onAbort(() => abort.abort());
-    await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, sse, abort, routeOptions.stream).finally(release);
+    await pipeSpecEvents(output.fullStream, output.runId, sse, abort, routeOptions.stream).finally(release);
   });
 }

@@ -1,6 +1,8 @@
 import type { SSEStreamingApi } from 'hono/streaming';
 import { type ApiError, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
-import { createStreamEventMapper, errorEvent, type MastraChunk, type SpecEvent } from '../contract/stream-events.ts';
+import type { ReadableStream, ReadableStreamDefaultReader } from 'node:stream/web';
+import type { ChunkType } from '@mastra/core/stream';
+import { createStreamEventMapper, errorEvent, type SpecEvent } from '../contract/stream-events.ts';
 
 const IDLE = Symbol('idle');
 
@@ -18,7 +20,7 @@ export interface StreamTiming {
  * ends in exactly one `error` event, and the upstream call is aborted.
  */
 export async function pipeSpecEvents(
-  fullStream: ReadableStream<MastraChunk>,
+  fullStream: ReadableStream<ChunkType>,
   runId: string,
   sse: SSEStreamingApi,
   abort: AbortController,
