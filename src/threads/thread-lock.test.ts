@@ -21,10 +21,18 @@ it('runs turns on one thread in arrival order, and other threads alongside', asy
   expect(log).toEqual(['a1 start', 'b1 start', 'b1 end', 'a1 end', 'a2 start', 'a2 end']);
 });
 
-it('ignores a second call of the same release', async () => {
-  const release = await lockThread('c');
-  release();
-  release();
-  const next = await lockThread('c');
-  next();
+it('lets no turn in early when a release is called twice', async () => {
+  const log: string[] = [];
+  const releaseA = await lockThread('c');
+  const waitingB = lockThread('c').then((release) => (log.push('b start'), release));
+  releaseA();
+  const releaseB = await waitingB;
+  releaseA();
+  const waitingC = lockThread('c').then((release) => (log.push('c start'), release));
+  // Let every settled promise run: C must still be waiting for B.
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(log).toEqual(['b start']);
+  releaseB();
+  (await waitingC)();
+  expect(log).toEqual(['b start', 'c start']);
 });
