@@ -13,7 +13,8 @@ import { COMPANION_AGENT_ID, createCompanionAgent } from './mastra/agents/compan
 import { createMemory } from './mastra/memory.ts';
 import { createStorage } from './mastra/storage.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
-import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
+import { createAgentRoutes, NATIVE_CLIENT_HEADER, THREAD_HEADER } from './routes/agent-routes.ts';
+import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
 
@@ -37,13 +38,17 @@ export function createMastra(config: Config): Mastra {
     server: {
       port: config.server.port,
       host: config.server.host,
-      middleware: [traceId, ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream })],
+      middleware: [
+        traceId,
+        ...createAgentRoutes({ modelConfigured: Boolean(config.model), stream: config.stream }),
+        specOpenAPIDocument({ trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER }),
+      ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,
       build: { openAPIDocs: true },
       // Browser clients need to read the ids the SPEC routes answer with.
       cors: { exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
-      apiRoutes: createThreadRoutes(errors.specErrors),
+      apiRoutes: [...createThreadRoutes(errors.specErrors), ...createDocsRoutes()],
     },
   });
 }

@@ -3,10 +3,9 @@ import { PostgresStore } from '@mastra/pg';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStorage } from '../src/mastra/storage.ts';
-import { GENERATE } from './fixtures/companion-harness.ts';
-import { startOpenAIStandIn } from './fixtures/openai-stand-in.ts';
+import { GENERATE, startApp } from './fixtures/app-harness.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
-import { runServiceToExit, startService, tempDatabaseUrl } from './fixtures/service.ts';
+import { runServiceToExit, tempDatabaseUrl } from './fixtures/service.ts';
 
 describe('createStorage', () => {
   it('picks the store by the URL scheme', async () => {
@@ -39,19 +38,13 @@ describe('the service on PostgreSQL', () => {
   afterAll(() => postgres?.stop());
 
   it('persists a thread and both messages of a turn', async () => {
-    const model = await startOpenAIStandIn();
-    const service = await startService({ DATABASE_URL: postgres.url, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'k', MODEL: 'm' });
+    const h = await startApp({ DATABASE_URL: postgres.url });
     try {
-      model.script({ text: 'Hello from PostgreSQL' });
-      const response = await fetch(service.url + GENERATE, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }], threadId: 'pg-thread', resourceId: 'pg-user' }),
-      });
+      h.model.script({ text: 'Hello from PostgreSQL' });
+      const response = await h.post(GENERATE, { messages: [{ role: 'user', content: 'Hi' }], threadId: 'pg-thread', resourceId: 'pg-user' });
       expect(response.status, await response.clone().text()).toBe(200);
     } finally {
-      await service.stop();
-      await model.close();
+      await h.close();
     }
 
     const threads = await query(postgres.url, 'SELECT id, "resourceId" FROM mastra_threads');
