@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { z } from 'zod';
-
 /**
  * @module The service's whole configuration: one typed object, parsed from the
  * environment (and a `.env` file when present) by the entry points only
@@ -9,6 +6,9 @@ import { z } from 'zod';
  * copied `.env.example` starts the service; bad values stop start-up with one
  * message naming each bad key.
  */
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+
 const optionalString = z.string().trim().optional();
 
 /** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */

@@ -1,15 +1,15 @@
+/**
+ * @module SPEC's error model: every failure leaves the service as
+ * `{ error, code, details }` (+ `stack` in development only), and this module
+ * is the one place that decides which status and code a failure gets, ours
+ * and the framework's alike (`toApiError`).
+ */
 import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
 import { APICallError, RetryError } from 'ai';
 import { z } from 'zod';
 
-/**
- * @module SPEC's error model: every failure leaves the service as
- * `{ error, code, details }` (+ `stack` in development only), and this module
- * is the one place that decides which status and code a failure gets, ours
- * and the framework's alike (`classifyError`).
- */
 export const ERROR_CODES = [
   'INVALID_REQUEST',
   'NOT_FOUND',

@@ -1,3 +1,9 @@
+/**
+ * @module Where a turn lives. Both ids → that thread of that user (created on first
+ * use); `resourceId` alone → a new thread with a fresh id; neither → a
+ * stateless turn; `threadId` alone → 400, because a thread always has an owner
+ * and guessing an id must never be enough to read one.
+ */
 import { randomUUID } from 'node:crypto';
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { invalidRequest, memoryNotInitialized } from '../contract/errors.ts';
@@ -7,12 +13,6 @@ import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
 import { createOwnedThread, findOwnedThread, updateThread } from './thread-service.ts';
 
-/**
- * Where a turn lives. Both ids → that thread of that user (created on first
- * use); `resourceId` alone → a new thread with a fresh id; neither → a
- * stateless turn; `threadId` alone → 400, because a thread always has an owner
- * and guessing an id must never be enough to read one.
- */
 export interface ConversationRequest {
   threadId?: string;
   resourceId?: string;

@@ -1,5 +1,5 @@
 /**
- * Turns on one thread run one after another (in this process), so each turn
+ * @module Turns on one thread run one after another (in this process), so each turn
  * sees the one before it and a thread's messages are stored in turn order:
  * user, assistant, user, assistant. Different threads never wait on each other.
  */
