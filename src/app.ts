@@ -35,6 +35,8 @@ export function createMastra(config: Config): Mastra {
     agents: { [COMPANION_AGENT_ID]: agent },
     storage: new InMemoryStore({ id: 'run-state' }),
     logger: new PinoLogger({ name: 'companion-agent', level: config.logLevel }),
+    // /docs reads its assets from this package at run time (no import), so `mastra build` must ship it.
+    bundler: { dynamicPackages: ['swagger-ui-dist'] },
     server: {
       port: config.server.port,
       host: config.server.host,
