@@ -44,12 +44,19 @@ describe('configuration', () => {
     );
   });
 
-  it('stops start-up with that message and no stack trace', async () => {
-    const { code, output } = await runServiceToExit({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+  it('refuses a DATABASE_URL it has no store for, naming the schemes it has', () => {
+    expect(() => parseConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(
+      /DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//,
+    );
+  });
+
+  it('stops start-up with that message and no stack trace (a real process: exit code 1)', async () => {
+    const { code, output } = await runServiceToExit({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
     expect(code).toBe(1);
     expect(output).toContain('Invalid configuration:');
     expect(output).toContain('PORT:');
     expect(output).toContain('LOG_LEVEL:');
+    expect(output).toMatch(/DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//);
     expect(output).not.toMatch(/\n\s+at /);
   });
 });
