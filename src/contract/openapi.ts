@@ -78,7 +78,8 @@ function selfContained<T>(value: T, hoisted: Record<string, Json>, refs: Readonl
   if (Array.isArray(value)) return value.map((item) => selfContained(item, hoisted, refs)) as T;
   if (!value || typeof value !== 'object') return value;
   const { definitions, ...rest } = value as Json;
-  const hasDefinitions = Boolean(definitions) && typeof definitions === 'object';
+  // Only a schema's root (the object that names its dialect) holds definitions; elsewhere it may be a property's name.
+  const hasDefinitions = typeof rest.$schema === 'string' && Boolean(definitions) && typeof definitions === 'object';
   const scope = new Map(refs);
   if (hasDefinitions) {
     const ids = new Map<string, string>();
