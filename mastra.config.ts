@@ -1,8 +1,3 @@
-import { existsSync } from 'node:fs';
-import { z } from 'zod';
-import type { CorsOriginOptions } from './src/security/cors-origin.ts';
-import type { ServerMode } from './src/security/route-gate.ts';
-
 /**
  * @module The service's whole configuration: one typed object, parsed from the
  * environment (and a `.env` file when present) by the entry points only
@@ -11,6 +6,11 @@ import type { ServerMode } from './src/security/route-gate.ts';
  * copied `.env.example` starts the service; bad values stop start-up with one
  * message naming each bad key.
  */
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import type { CorsOriginOptions } from './src/security/cors-origin.ts';
+import type { ServerMode } from './src/security/route-gate.ts';
+
 const optionalString = z.string().trim().optional();
 
 /** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */

@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts', 'src/**/*.test.ts'],
+    setupFiles: ['tests/fixtures/contract-check.setup.ts'],
+    // Test files share their workers and module cache: Mastra and the app are imported once per worker, not
+    // once per file. No test relies on fresh module state (each builds its own app with createApp).
+    isolate: false,
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

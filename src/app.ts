@@ -16,7 +16,8 @@ import { createStorage, isPostgresUrl } from './mastra/storage.ts';
 import { createLogger } from './observability/logger.ts';
 import { modelCheck, storeCheck } from './observability/readiness.ts';
 import { MAX_BODY_BYTES } from './routes/agent-call.ts';
-import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
+import { createAgentRoutes, NATIVE_CLIENT_HEADER, THREAD_HEADER } from './routes/agent-routes.ts';
+import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createReadyRoute, READY_PATH } from './routes/ready-route.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
@@ -105,6 +106,8 @@ export function createCompanion(config: Config): Companion {
     agents: { [COMPANION_AGENT_ID]: agent },
     storage: new InMemoryStore({ id: 'run-state' }),
     logger,
+    // /docs reads its assets from this package at run time (no import), so `mastra build` must ship it.
+    bundler: { dynamicPackages: ['swagger-ui-dist'] },
     server: {
       port: config.server.port,
       host: config.server.host,
@@ -125,6 +128,7 @@ export function createCompanion(config: Config): Companion {
           turns: { lock: turnLock, timeoutMs: config.turns.timeoutMs, idleTimeoutMs: config.turns.idleTimeoutMs },
           stream: config.stream,
         }),
+        specOpenAPIDocument({ trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER }),
       ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,
@@ -135,6 +139,7 @@ export function createCompanion(config: Config): Companion {
       apiRoutes: [
         ...createThreadRoutes(errors.specErrors),
         createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model) }),
+        ...createDocsRoutes(),
       ],
     },
   });

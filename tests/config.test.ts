@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
-import { runServiceToExit, startService } from './fixtures/service.ts';
-import { GENERATE, userSays } from './fixtures/companion-harness.ts';
+import { GENERATE, startApp, userSays } from './fixtures/app-harness.ts';
+import { runServiceToExit } from './fixtures/service.ts';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -58,46 +58,56 @@ describe('configuration', () => {
     );
   });
 
-  it('stops start-up with that message and no stack trace', async () => {
-    const { code, output } = await runServiceToExit({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+  it('refuses a DATABASE_URL it has no store for, naming the schemes it has', () => {
+    expect(() => parseConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(
+      /DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//,
+    );
+  });
+
+  it('stops start-up with that message and no stack trace (a real process: exit code 1)', async () => {
+    const { code, output } = await runServiceToExit({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
     expect(code).toBe(1);
     expect(output).toContain('Invalid configuration:');
     expect(output).toContain('PORT:');
     expect(output).toContain('LOG_LEVEL:');
+    expect(output).toMatch(/DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//);
     expect(output).not.toMatch(/\n\s+at /);
   });
 });
 
 describe('with an unreachable model server', () => {
   it('answers 500 MODEL_ERROR saying the server could not be reached', async () => {
-    const service = await startService({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const h = await startApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
     try {
-      const response = await fetch(service.url + GENERATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(userSays('Hi')) });
+      const response = await h.post(GENERATE, userSays('Hi'));
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ error: 'The language model server could not be reached.', code: 'MODEL_ERROR', details: {} });
     } finally {
-      await service.stop();
+      await h.close();
     }
   });
 });
 
 describe('without a model', () => {
-  it('starts, and /generate explains how to configure one (with a stack only in development)', async () => {
-    const production = await startService({ DATABASE_URL: 'none' });
-    const development = await startService({ DATABASE_URL: 'none', NODE_ENV: 'development' });
+  it.each([
+    ['production', 'production'],
+    ['development', 'development'],
+  ])('starts, and /generate explains how to configure one (%s: stack only in development)', async (_name, nodeEnv) => {
+    // No key and no base URL: the stand-in stays unused.
+    const h = await startApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', NODE_ENV: nodeEnv });
     try {
-      for (const service of [production, development]) {
-        const response = await fetch(service.url + GENERATE, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(userSays('Hi')) });
-        const body = await response.json();
-        expect(response.status).toBe(500);
-        expect(body.code).toBe('MODEL_ERROR');
-        expect(body.error).toContain('OPENAI_API_KEY');
-        expect(body.error).toContain('OPENAI_BASE_URL');
-        if (service === development) expect(body.stack).toEqual(expect.stringContaining('ApiError'));
-        else expect(body).not.toHaveProperty('stack');
-      }
+      expect(h.config.model).toBeUndefined();
+      const response = await h.post(GENERATE, userSays('Hi'));
+      const body = await response.json();
+      expect(response.status).toBe(500);
+      expect(body.code).toBe('MODEL_ERROR');
+      expect(body.error).toContain('OPENAI_API_KEY');
+      expect(body.error).toContain('OPENAI_BASE_URL');
+      if (nodeEnv === 'development') expect(body.stack).toEqual(expect.stringContaining('ApiError'));
+      else expect(body).not.toHaveProperty('stack');
+      expect(h.model.requests).toHaveLength(0);
     } finally {
-      await Promise.all([production.stop(), development.stop()]);
+      await h.close();
     }
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversationOf, GENERATE, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf, GENERATE, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { PARIS_WEATHER } from './fixtures/open-meteo-stand-in.ts';
 
-let h: CompanionHarness;
+let h: AppHarness;
 
 beforeAll(async () => {
-  h = await startCompanion();
+  h = await startApp();
 });
 afterAll(() => h.close());
 beforeEach(() => h.reset());

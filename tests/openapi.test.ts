@@ -1,26 +1,163 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService, type RunningService } from './fixtures/service.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { openAPIContract } from './fixtures/openapi-contract.ts';
 
-let service: RunningService;
+// Every response the suite's in-process tests get from our routes is checked against this
+// document by the harness (tests/fixtures/app-harness.ts); this file checks the document itself.
+let h: AppHarness;
+let document: any;
 beforeAll(async () => {
-  service = await startService({ DATABASE_URL: 'none' });
+  h = await startApp();
+  document = await (await h.get('/api/openapi.json')).json();
 });
-afterAll(() => service.stop());
+afterAll(() => h.close());
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+const ERROR_BODY = { $ref: '#/components/schemas/ErrorBody' };
+const json = (schema: unknown) => ({ 'application/json': { schema } });
 
-it('documents the thread API in the OpenAPI document', async () => {
-  const document = await (await fetch(`${service.url}/api/openapi.json`)).json();
-  const operations = Object.entries(document.paths as Record<string, Record<string, { summary?: string }>>)
-    .filter(([path]) => path.startsWith('/threads'))
-    .flatMap(([path, item]) => Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`));
-  expect(operations.sort()).toEqual([
-    'DELETE /threads/{threadId}',
-    'GET /threads',
-    'GET /threads/{threadId}',
-    'GET /threads/{threadId}/messages',
-    'PATCH /threads/{threadId}',
-  ]);
-  const thread = document.paths['/threads/{threadId}'].get.responses['200'].content['application/json'].schema;
-  expect(Object.keys(thread.properties)).toEqual(['id', 'title', 'resourceId', 'agentId', 'createdAt', 'updatedAt', 'metadata']);
+describe('the SPEC agent routes', () => {
+  it.each([
+    ['generate', GENERATE, 'application/json', 'GenerateResponse'],
+    ['stream', STREAM, 'text/event-stream', 'StreamEvent'],
+  ])('%s: the SPEC request body, its 200, and every error status with the SPEC error body', (_name, path, mediaType, schema) => {
+    const operation = document.paths[path].post;
+    expect(document.paths[path].servers).toEqual([{ url: '/' }]);
+    expect(operation.requestBody).toEqual({ required: true, content: json({ $ref: '#/components/schemas/AgentRequest' }) });
+    expect(operation.responses['200'].content).toEqual({ [mediaType]: { schema: { $ref: `#/components/schemas/${schema}` } } });
+    expect(Object.keys(operation.responses['200'].headers)).toEqual(['x-trace-id', 'x-thread-id']);
+    for (const status of ['400', '404', '413', '429', '500']) expect(operation.responses[status].content).toEqual(json(ERROR_BODY));
+  });
+
+  it('describes every stream event type of SPEC, each with runId', () => {
+    const union = document.components.schemas.StreamEvent.oneOf as Array<{ properties: { type: { const: string } }; required: string[] }>;
+    expect(union.map((event) => event.properties.type.const)).toEqual([
+      'start',
+      'step-start',
+      'text',
+      'tool-call-input-streaming-start',
+      'tool-call-delta',
+      'tool-call-input-streaming-end',
+      'tool-call',
+      'tool-result',
+      'step-finish',
+      'run-finish',
+      'error',
+    ]);
+    for (const event of union) expect(event.required).toEqual(expect.arrayContaining(['type', 'runId']));
+  });
+
+  it('documents the generate response with every SPEC field, and the error body with SPEC codes', () => {
+    const response = document.components.schemas.GenerateResponse;
+    expect(Object.keys(response.properties)).toEqual([
+      'text', 'usage', 'steps', 'finishReason', 'warnings', 'providerMetadata', 'request', 'reasoning', 'toolCalls',
+      'toolResults', 'sources', 'files', 'response', 'totalUsage', 'tripwire', 'tripwireReason', 'traceId',
+    ]);
+    expect(response.required).toEqual(expect.arrayContaining(['text', 'usage', 'finishReason', 'traceId']));
+    expect(document.components.schemas.ErrorBody.properties.code.enum).toEqual(expect.arrayContaining([
+      'TOOL_EXECUTION_FAILED', 'MEMORY_NOT_INITIALIZED', 'INVALID_REQUEST', 'RATE_LIMITED', 'MODEL_ERROR', 'AUDIO_PROCESSING_ERROR',
+    ]));
+  });
+
+  it('documents the request body the routes validate: what it accepts passes, what they reject fails', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    const accepts = ajv.compile({ ...document.components.schemas.AgentRequest, $defs: undefined });
+    const bodies = [
+      userSays('Hi'),
+      { ...userSays('Hi'), threadId: 't', resourceId: 'u', runtimeContext: { metadata: { personality: 'guru', userId: 'u', tags: ['a'] } } },
+      { messages: [{ role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }], tracingOptions: { metadata: { personality: 'friend' } } },
+      { ...userSays('Hi'), model: 'gpt-5' },
+      { ...userSays('Hi'), runtimeContext: { metadata: { personality: 'pirate' } } },
+      { messages: [] },
+      { messages: [{ role: 'robot', content: 'Hi' }] },
+    ];
+    h.model.script(...bodies.map(() => ({ text: 'ok' })));
+    for (const body of bodies) {
+      const status = (await h.post(GENERATE, body)).status;
+      expect({ body, documentedAsValid: accepts(body) }).toEqual({ body, documentedAsValid: status === 200 });
+    }
+  });
+
+  it("tells that Mastra's native agent routes need the native-client header", () => {
+    for (const path of ['/agents/{agentId}/generate', '/agents/{agentId}/stream']) {
+      expect(document.paths[path].post.description).toContain('x-mastra-client-type');
+    }
+  });
+});
+
+describe('the rest of our routes', () => {
+  it('documents the thread API, with the SPEC error body for its failures', () => {
+    const operations = Object.entries(document.paths as Record<string, Record<string, { summary?: string }>>)
+      .filter(([path]) => path.startsWith('/threads'))
+      .flatMap(([path, item]) => Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(operations.sort()).toEqual([
+      'DELETE /threads/{threadId}',
+      'GET /threads',
+      'GET /threads/{threadId}',
+      'GET /threads/{threadId}/messages',
+      'PATCH /threads/{threadId}',
+    ]);
+    const read = document.paths['/threads/{threadId}'].get;
+    expect(Object.keys(read.responses['200'].content['application/json'].schema.properties)).toEqual([
+      'id', 'title', 'resourceId', 'agentId', 'createdAt', 'updatedAt', 'metadata',
+    ]);
+    expect(read.responses['4XX'].content).toEqual(json(ERROR_BODY));
+    expect(read.responses['5XX'].content).toEqual(json(ERROR_BODY));
+  });
+
+  it('documents /health as it answers', async () => {
+    const response = await h.get('/health');
+    expect(response.status).toBe(200);
+    expect(document.paths['/health'].get.responses['200'].content['application/json'].schema).toEqual({
+      type: 'object',
+      properties: { success: { const: true } },
+      required: ['success'],
+    });
+  });
+
+  it('is one self-contained document: every $ref resolves and every component schema compiles', () => {
+    const refs = new Set<string>();
+    JSON.stringify(document, (key, value) => (key === '$ref' && refs.add(value), value));
+    for (const ref of refs) {
+      const target = ref.replace(/^#\//, '').split('/').reduce((node: any, segment: string) => node?.[segment.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+      expect(target, ref).toBeDefined();
+    }
+    expect(JSON.stringify(document)).not.toContain('"$schema"');
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ ...document, $id: 'doc' });
+    for (const id of Object.keys(document.components.schemas)) expect(() => ajv.getSchema(`doc#/components/schemas/${id}`), id).not.toThrow();
+  });
+});
+
+describe('the contract check', () => {
+  it('fails a response the document does not describe', () => {
+    const contract = openAPIContract(document);
+    expect(contract.violations('POST', GENERATE, 200, 'application/json', { text: 'Hi' })).toEqual(
+      expect.arrayContaining([expect.stringContaining("must have required property 'traceId'")]),
+    );
+    expect(contract.violations('POST', STREAM, 200, 'text/event-stream', { type: 'text-delta', runId: 'r' })).not.toEqual([]);
+    expect(contract.violations('POST', GENERATE, 400, 'application/json', { error: 'x', code: 'TOOL_ERROR', details: {} })).not.toEqual([]);
+    expect(contract.violations('POST', GENERATE, 418, 'application/json', {})).toEqual([`POST ${GENERATE} does not document status 418`]);
+    expect(contract.violations('GET', '/threads/t-1', 404, 'application/json', { error: 'x', code: 'NOT_FOUND', details: {} })).toEqual([]);
+  });
+});
+
+describe('the docs page', () => {
+  it('renders the served document with assets from this service only (no CDN)', async () => {
+    const page = await h.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.sort()).toEqual(['/docs/init.js', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']);
+    for (const asset of assets) {
+      const response = await h.get(asset);
+      expect(response.status, asset).toBe(200);
+      expect(response.headers.get('content-type'), asset).toMatch(asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/);
+      expect((await response.text()).length, asset).toBeGreaterThan(0);
+    }
+    expect(await (await h.get('/docs/init.js')).text()).toContain("url: '/api/openapi.json'");
+  });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf } from './fixtures/spec-requests.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
 import { startService, type RunningService } from './fixtures/service.ts';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { conversationOf, GENERATE, startCompanion, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { conversationOf, GENERATE, startApp, type AppHarness } from './fixtures/app-harness.ts';
 
 // OPENAI_API=responses: the OpenAI Responses API, with history sent inline so it
 // works on servers other than OpenAI's own (no `item_reference`s).
-let h: CompanionHarness;
+let h: AppHarness;
 beforeAll(async () => {
-  h = await startCompanion({ OPENAI_API: 'responses' });
+  h = await startApp({ OPENAI_API: 'responses' });
 });
 afterAll(() => h.close());
 

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { eventsOf, readFrames } from './fixtures/sse.ts';
 
-// Short timers so an idle stream shows its keep-alives and its idle timeout quickly.
-let h: CompanionHarness;
+// The configured keep-alive and idle timeout reach the stream. Exact timing is
+// covered with fake timers in src/routes/spec-stream.test.ts; here only order counts.
+let h: AppHarness;
 beforeAll(async () => {
-  h = await startCompanion({ STREAM_KEEPALIVE_MS: '100', MODEL_IDLE_TIMEOUT_MS: '700' });
+  h = await startApp({ STREAM_KEEPALIVE_MS: '10', MODEL_IDLE_TIMEOUT_MS: '300' });
 });
 afterAll(() => h.close());
 
@@ -15,13 +16,13 @@ it('keeps an idle stream open with comments, then ends it with a timeout error a
   const frames = await readFrames(await h.post(STREAM, userSays('Hi')));
 
   const textAt = frames.findIndex((f) => f.includes('"type":"text"'));
-  const keepAlives = frames.filter((f) => f === ': keep-alive\n\n');
-  expect(keepAlives.length).toBeGreaterThanOrEqual(2);
-  expect(frames.slice(textAt + 1, -1).every((f) => f === ': keep-alive\n\n')).toBe(true);
+  const betweenTextAndEnd = frames.slice(textAt + 1, -1);
+  expect(betweenTextAndEnd.length).toBeGreaterThan(0);
+  expect(betweenTextAndEnd.every((f) => f === ': keep-alive\n\n')).toBe(true);
   const events = eventsOf(frames);
   expect(events.at(-1)).toEqual({
     type: 'error',
-    error: { code: 'MODEL_ERROR', message: 'The model sent nothing for 700 ms; the run was stopped.' },
+    error: { code: 'MODEL_ERROR', message: 'The model sent nothing for 300 ms; the run was stopped.' },
     runId: events[0].runId,
   });
   await h.model.requests[0].aborted;

@@ -1,13 +1,13 @@
 import { MastraClient } from '@mastra/client-js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversationOf, GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { conversationOf, GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { PARIS_WEATHER } from './fixtures/open-meteo-stand-in.ts';
 import { eventsOf, frame, readFrames, sseFrames } from './fixtures/sse.ts';
 
-let h: CompanionHarness;
+let h: AppHarness;
 beforeAll(async () => {
-  h = await startCompanion();
+  h = await startApp();
 });
 afterAll(() => h.close());
 beforeEach(() => h.reset());
@@ -168,17 +168,11 @@ describe('POST /stream: memory and clients', () => {
     const conversation = { threadId: 'abort-thread', resourceId: 'ada' };
     h.model.script({ text: ['Once upon', ' a time'], hang: true }, { text: 'ok' });
 
-    const client = new AbortController();
-    const response = await fetch(h.service.url + STREAM, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...userSays('Tell me a long story.'), ...conversation }),
-      signal: client.signal,
-    });
+    const response = await h.post(STREAM, { ...userSays('Tell me a long story.'), ...conversation });
+    // Leaving the loop cancels the response body: the client hangs up.
     for await (const raw of sseFrames(response)) {
       if (eventsOf([raw])[0]?.text === ' a time') break;
     }
-    client.abort();
     await h.model.requests[0].aborted;
     expect(h.model.requests[0].wasAborted).toBe(true);
 
@@ -197,6 +191,11 @@ describe('POST /stream: memory and clients', () => {
     await h.post(GENERATE, { ...userSays('I am Ada.'), ...conversation });
     const events = eventsOf(await readFrames(await h.post(STREAM, { ...userSays('Still there?'), ...conversation })));
     expect(events.at(-1).type).toBe('error');
+    // Mastra stores a failed turn's user message only after the stream has ended, so wait for it to land.
+    await vi.waitFor(async () => {
+      const { messages } = await (await h.get('/threads/fault-thread/messages?resourceId=ada')).json();
+      expect(messages.map((m: { content: string }) => m.content)).toContain('Still there?');
+    });
     await h.post(GENERATE, { ...userSays('Hello?'), ...conversation });
 
     const history = conversationOf(h.model.requests[2]);
@@ -220,7 +219,7 @@ describe('POST /stream: memory and clients', () => {
 
   it('streams to @mastra/client-js through processDataStream', async () => {
     h.model.script({ text: ['Hel', 'lo'] });
-    const client = new MastraClient({ baseUrl: h.service.url, headers: { 'x-mastra-client-type': 'client-js' } });
+    const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' } });
     const response = await client.getAgent('companionAgent').stream('Hi');
     const texts: string[] = [];
     await response.processDataStream({

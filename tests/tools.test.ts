@@ -129,13 +129,12 @@ describe('weatherTool', () => {
 
   it('gives up after the configured timeout', async () => {
     const impatientTool = weatherToolFor(standIn, 50);
-    standIn.delayMs = 1_000;
-    const startedAt = performance.now();
+    // Far beyond the test's own timeout: only the tool's timeout can end this call in time.
+    standIn.delayMs = 60_000;
 
     await expect(execute(impatientTool, { location: 'Paris' })).rejects.toThrow(
       'Weather service did not answer within 50 ms',
     );
-    expect(performance.now() - startedAt).toBeLessThan(500);
   });
 
   it('stops as soon as the agent run is aborted', async () => {

@@ -1,3 +1,7 @@
+/**
+ * @module From the SPEC request to what the agent call needs: AI SDK messages,
+ * the personality asked for, and a new thread's title.
+ */
 import type { ModelMessage } from 'ai';
 import type { Personality } from '../mastra/agents/personalities.ts';
 import type { AgentRequest, SpecMessage } from './agent-request.ts';

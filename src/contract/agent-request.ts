@@ -1,14 +1,14 @@
+/**
+ * @module The SPEC request body of `/generate` and `/stream`. This schema is the single
+ * source of validation, types and the README's API table. The top level is
+ * strict so a body can never smuggle `instructions`, `model`, `tools` or
+ * `clientTools` into the agent call: such a key is a 400 that names it.
+ */
 import { z } from 'zod';
 import { PERSONALITIES } from '../mastra/agents/personalities.ts';
 import { safeId } from './ids.ts';
 import { tags } from './thread.ts';
 
-/**
- * The SPEC request body of `/generate` and `/stream`. This schema is the single
- * source of validation, types and the README's API table. The top level is
- * strict so a body can never smuggle `instructions`, `model`, `tools` or
- * `clientTools` into the agent call: such a key is a 400 that names it.
- */
 export const personality = z.enum(PERSONALITIES, {
   error: `personality must be one of ${PERSONALITIES.join(', ')}`,
 });

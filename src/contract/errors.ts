@@ -1,16 +1,16 @@
+/**
+ * @module SPEC's error model: every failure leaves the service as
+ * `{ error, code, details }` (+ `stack` in development only), and this module
+ * is the one place that decides which status and code a failure gets, ours
+ * and the framework's alike (`toApiError`).
+ */
 import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
 import { isMastraTimeoutError } from '@mastra/core/loop';
 import { APICallError, RetryError } from 'ai';
-import type { z } from 'zod';
+import { z } from 'zod';
 
-/**
- * @module SPEC's error model: every failure leaves the service as
- * `{ error, code, details }` (+ `stack` in development only), and this module
- * is the one place that decides which status and code a failure gets, ours
- * and the framework's alike (`classifyError`).
- */
 export const ERROR_CODES = [
   'INVALID_REQUEST',
   'UNAUTHORIZED',
@@ -25,12 +25,14 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-  details: Record<string, unknown>;
-  stack?: string;
-}
+export const errorBodySchema = z.object({
+  error: z.string().describe('Message describing what went wrong'),
+  code: z.enum(ERROR_CODES),
+  details: z.record(z.string(), z.unknown()).describe('Additional context'),
+  stack: z.string().optional().describe('Stack trace, present in development only'),
+});
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export class ApiError extends Error {
   override name = 'ApiError';

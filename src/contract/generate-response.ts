@@ -1,108 +1,155 @@
+/**
+ * @module SPEC's generate response: its zod schema (documented in OpenAPI,
+ * parsed in tests) and the mapper from Mastra's `FullOutput`: flat tool calls
+ * and results, snake_case finish reasons, SPEC step types, usage without
+ * provider internals, the model request with its system prompt and tool
+ * schemas redacted, and the conversation ids on every UI message.
+ */
+import { z } from 'zod';
+import type { FullOutput, LLMStepResult } from '@mastra/core/stream';
 import {
   addUsage,
+  finishReasonSchema,
+  specStepType,
+  stepTypeSchema,
+  toolCallSchema,
+  toolResultSchema,
   toSpecFinishReason,
-  toSpecStepType,
   toSpecToolCall,
   toSpecToolResult,
   toSpecUsage,
+  usageSchema,
+  type ConversationIds,
   type SpecUsage,
 } from './shapes.ts';
 import { redactRequestBody } from './redact.ts';
 
-/**
- * Maps the result of `agent.generate()` to SPEC's generate response: flat tool
- * calls and results, snake_case finish reasons, SPEC step types, usage without
- * provider internals, the model request with its system prompt and tool schemas
- * redacted, and the conversation ids on every UI message.
- */
+const isoTimestamp = z.iso.datetime({ offset: true }).describe('ISO 8601');
+const jsonObject = z.record(z.string(), z.unknown());
+const items = z.array(z.unknown());
 
-type Json = Record<string, unknown>;
+export const uiMessageSchema = z.looseObject({
+  id: z.string(),
+  role: z.string(),
+  metadata: z.looseObject({
+    createdAt: isoTimestamp,
+    threadId: z.string().optional().describe('Present for a stored conversation'),
+    resourceId: z.string().optional().describe('Present for a stored conversation'),
+  }),
+  parts: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })),
+});
 
-interface MastraStep {
-  stepType?: string;
-  text?: string;
-  reasoningText?: string;
-  reasoning?: unknown[];
-  content?: Array<{ type: string; text?: string }>;
-  sources?: unknown[];
-  files?: unknown[];
-  toolCalls?: Parameters<typeof toSpecToolCall>[0][];
-  toolResults?: Parameters<typeof toSpecToolResult>[0][];
-  staticToolCalls?: Parameters<typeof toSpecToolCall>[0][];
-  dynamicToolCalls?: Parameters<typeof toSpecToolCall>[0][];
-  staticToolResults?: Parameters<typeof toSpecToolResult>[0][];
-  dynamicToolResults?: Parameters<typeof toSpecToolResult>[0][];
-  finishReason?: string;
-  usage?: Parameters<typeof toSpecUsage>[0];
-  warnings?: unknown[];
-  request?: { body?: unknown };
-  response?: MastraResponse;
-  providerMetadata?: Json;
-  tripwire?: unknown;
-}
+export const modelResponseSchema = z.object({
+  id: z.string(),
+  timestamp: isoTimestamp,
+  modelId: z.string(),
+  headers: z.record(z.string(), z.string()),
+  modelMetadata: jsonObject,
+  messages: items,
+  uiMessages: z.array(uiMessageSchema),
+});
 
-interface MastraResponse {
-  id?: string;
-  timestamp?: Date | string;
-  modelId?: string;
-  headers?: Record<string, string>;
-  modelMetadata?: Json;
-  messages?: unknown[];
-  uiMessages?: Array<{ id: string; role: string; metadata?: Json; parts?: unknown[] }>;
-}
+/** The model request that produced the step; system prompt and tool schemas are `[redacted]`. */
+const modelRequestSchema = z.object({ body: jsonObject });
 
-export interface MastraGenerateResult extends MastraStep {
-  steps?: MastraStep[];
-  totalUsage?: Parameters<typeof toSpecUsage>[0];
-}
+const tripwireFields = {
+  tripwire: z.boolean().describe('true when a guardrail blocked the reply'),
+  tripwireReason: z.string().optional().describe('Present when tripwire is true'),
+};
 
-export interface Conversation {
-  threadId?: string;
-  resourceId?: string;
-}
+export const stepSchema = z.object({
+  stepType: stepTypeSchema,
+  sources: items,
+  files: items,
+  toolCalls: z.array(toolCallSchema),
+  toolResults: z.array(toolResultSchema),
+  content: z.array(z.object({ type: z.string(), text: z.string() })),
+  text: z.string().describe('Text of this step'),
+  reasoningText: z.string(),
+  reasoning: items,
+  staticToolCalls: z.array(toolCallSchema),
+  dynamicToolCalls: z.array(toolCallSchema),
+  staticToolResults: z.array(toolResultSchema),
+  dynamicToolResults: z.array(toolResultSchema),
+  finishReason: finishReasonSchema,
+  usage: usageSchema.describe("This step's usage"),
+  totalUsage: usageSchema.describe('Usage of the run up to and including this step'),
+  warnings: items,
+  request: modelRequestSchema,
+  response: modelResponseSchema,
+  providerMetadata: jsonObject,
+  ...tripwireFields,
+  traceId: z.string(),
+});
 
-export function toGenerateResponse(result: MastraGenerateResult, conversation: Conversation, traceId: string) {
-  const steps = mapSteps(result.steps ?? [], conversation, traceId);
-  const lastStep = result.steps?.at(-1);
+export const generateResponseSchema = z.object({
+  text: z.string().describe('Complete response text'),
+  usage: usageSchema,
+  steps: z.array(stepSchema).describe('Execution steps including tool calls and results'),
+  finishReason: finishReasonSchema,
+  warnings: items,
+  providerMetadata: jsonObject,
+  request: modelRequestSchema,
+  reasoning: items,
+  toolCalls: z.array(toolCallSchema).describe('All tool calls of the run'),
+  toolResults: z.array(toolResultSchema).describe('All tool results of the run'),
+  sources: items,
+  files: items,
+  response: modelResponseSchema,
+  totalUsage: usageSchema,
+  ...tripwireFields,
+  traceId: z.string().describe('Unique request trace identifier for debugging; also the x-trace-id header'),
+});
+
+export type GenerateResponse = z.infer<typeof generateResponseSchema>;
+export type SpecStep = z.infer<typeof stepSchema>;
+
+/** `conversation` is the stored conversation's ids, `undefined` for a stateless turn. */
+export function toGenerateResponse<OUTPUT>(
+  result: FullOutput<OUTPUT>,
+  conversation: ConversationIds | undefined,
+  traceId: string,
+): GenerateResponse {
+  const lastStep = result.steps.at(-1);
   return {
     text: result.text ?? '',
     usage: toSpecUsage(result.usage),
-    steps,
+    steps: mapSteps(result.steps, conversation, traceId),
     finishReason: toSpecFinishReason(result.finishReason),
     warnings: result.warnings ?? [],
     providerMetadata: result.providerMetadata ?? {},
     request: { body: redactRequestBody(lastStep?.request?.body) },
     reasoning: result.reasoning ?? [],
-    toolCalls: (result.toolCalls ?? []).map(toSpecToolCall),
-    toolResults: (result.toolResults ?? []).map(toSpecToolResult),
+    toolCalls: (result.toolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
+    toolResults: (result.toolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
     sources: result.sources ?? [],
     files: result.files ?? [],
     response: toSpecResponse(result.response ?? lastStep?.response, conversation),
     totalUsage: toSpecUsage(result.totalUsage ?? result.usage),
-    ...tripwireOf(result),
+    ...tripwireOf(result.tripwire),
     traceId,
   };
 }
 
-function mapSteps(steps: MastraStep[], conversation: Conversation, traceId: string) {
+function mapSteps<OUTPUT>(steps: LLMStepResult<OUTPUT>[], conversation: ConversationIds | undefined, traceId: string): SpecStep[] {
   let runningUsage: SpecUsage = toSpecUsage(undefined);
-  return steps.map((step) => {
+  return steps.map((step, index) => {
     const usage = toSpecUsage(step.usage);
     runningUsage = addUsage(runningUsage, usage);
     return {
-      stepType: toSpecStepType(step.stepType),
+      stepType: specStepType(index),
       sources: step.sources ?? [],
       files: step.files ?? [],
-      toolCalls: (step.toolCalls ?? []).map(toSpecToolCall),
-      toolResults: (step.toolResults ?? []).map(toSpecToolResult),
-      content: (step.content ?? []).filter(hasText).map(({ type, text }) => ({ type, text })),
+      toolCalls: (step.toolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
+      toolResults: (step.toolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
+      content: (step.content ?? []).flatMap((part) => ('text' in part && typeof part.text === 'string' ? [{ type: part.type, text: part.text }] : [])),
       text: step.text ?? '',
       reasoningText: step.reasoningText ?? '',
       reasoning: step.reasoning ?? [],
-      staticToolCalls: (step.staticToolCalls ?? []).map(toSpecToolCall),
-      dynamicToolCalls: (step.dynamicToolCalls ?? []).map(toSpecToolCall),
-      staticToolResults: (step.staticToolResults ?? []).map(toSpecToolResult),
-      dynamicToolResults: (step.dynamicToolResults ?? []).map(toSpecToolResult),
+      staticToolCalls: (step.staticToolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
+      dynamicToolCalls: (step.dynamicToolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
+      staticToolResults: (step.staticToolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
+      dynamicToolResults: (step.dynamicToolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
       finishReason: toSpecFinishReason(step.finishReason),
       usage,
       totalUsage: runningUsage,
@@ -110,30 +157,25 @@ function mapSteps(steps: MastraStep[], conversation: Conversation, traceId: stri
       request: { body: redactRequestBody(step.request?.body) },
       response: toSpecResponse(step.response, conversation),
       providerMetadata: step.providerMetadata ?? {},
-      ...tripwireOf(step),
+      ...tripwireOf(step.tripwire),
       traceId,
     };
   });
 }
 
-function hasText(part: { type: string; text?: string }): part is { type: string; text: string } {
-  return typeof part.text === 'string';
-}
-
-function toSpecResponse(response: MastraResponse | undefined, conversation: Conversation) {
-  const timestamp = response?.timestamp;
+function toSpecResponse<OUTPUT>(response: LLMStepResult<OUTPUT>['response'] | undefined, conversation: ConversationIds | undefined) {
   return {
     id: response?.id ?? '',
-    timestamp: timestamp instanceof Date ? timestamp.toISOString() : (timestamp ?? new Date().toISOString()),
+    timestamp: toIso(response?.timestamp),
     modelId: response?.modelId ?? '',
     headers: withoutCookies(response?.headers ?? {}),
-    modelMetadata: response?.modelMetadata ?? {},
+    modelMetadata: jsonObjectOr(response?.modelMetadata),
     messages: response?.messages ?? [],
     uiMessages: (response?.uiMessages ?? []).map((message) => ({
       ...message,
       metadata: {
-        ...message.metadata,
-        createdAt: toIso(message.metadata?.createdAt),
+        ...jsonObjectOr(message.metadata),
+        createdAt: toIso((message.metadata as { createdAt?: unknown } | undefined)?.createdAt),
         ...conversation,
       },
     })),
@@ -146,14 +188,16 @@ function toIso(value: unknown): string {
     : new Date().toISOString();
 }
 
+function jsonObjectOr(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 // Upstream cookies belong to the service's connection to the model, not to our client.
 function withoutCookies(headers: Record<string, string>) {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'set-cookie'));
 }
 
-function tripwireOf(result: { tripwire?: unknown }) {
-  const tripwire = result.tripwire as { reason?: string } | boolean | undefined;
+function tripwireOf(tripwire: { reason?: string } | undefined) {
   if (!tripwire) return { tripwire: false };
-  const reason = typeof tripwire === 'object' ? tripwire.reason : undefined;
-  return { tripwire: true, tripwireReason: reason ?? 'The request was blocked by a guardrail.' };
+  return { tripwire: true, tripwireReason: tripwire.reason || 'The request was blocked by a guardrail.' };
 }

@@ -1,5 +1,5 @@
 /**
- * SPEC returns the model request's body; the agent's system prompt and the tool
+ * @module SPEC returns the model request's body; the agent's system prompt and the tool
  * schemas are ours, not the caller's, so both are replaced before the body
  * leaves the service. Handles both Chat Completions (`messages`, `tools[].function`)
  * and Responses (`instructions`, `input`, `tools[]`) bodies.

@@ -1,26 +1,24 @@
 /**
- * The small SPEC shapes both mappers share (usage, finish reasons, step types,
- * tool calls and results), each made from the Mastra value it replaces.
+ * @module The small SPEC shapes the generate response and the stream events
+ * share: usage, finish reasons, step types, tool calls and results, and the
+ * conversation ids. Each is a zod schema (what OpenAPI documents and tests
+ * parse against) next to the function that makes it from Mastra's value.
  */
+import { z } from 'zod';
+import type { LanguageModelUsage, ToolCallPayload, ToolResultPayload } from '@mastra/core/stream';
 
-export interface SpecUsage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  reasoningTokens?: number;
-  cachedInputTokens?: number;
-}
+export const usageSchema = z.object({
+  inputTokens: z.number().describe('Input tokens processed'),
+  outputTokens: z.number().describe('Output tokens generated'),
+  totalTokens: z.number().describe('Input plus output'),
+  reasoningTokens: z.number().optional().describe('Tokens used for reasoning, if applicable'),
+  cachedInputTokens: z.number().optional().describe('Cached input tokens'),
+});
 
-interface MastraUsage {
-  inputTokens?: number;
-  outputTokens?: number;
-  totalTokens?: number;
-  reasoningTokens?: number;
-  cachedInputTokens?: number;
-}
+export type SpecUsage = z.infer<typeof usageSchema>;
 
 /** Mastra's usage without its provider-specific `raw` block; missing counts are 0. */
-export function toSpecUsage(usage: MastraUsage | undefined): SpecUsage {
+export function toSpecUsage(usage: Partial<LanguageModelUsage> | undefined): SpecUsage {
   const inputTokens = usage?.inputTokens ?? 0;
   const outputTokens = usage?.outputTokens ?? 0;
   const spec: SpecUsage = { inputTokens, outputTokens, totalTokens: usage?.totalTokens ?? inputTokens + outputTokens };
@@ -40,47 +38,71 @@ export function addUsage(a: SpecUsage, b: SpecUsage): SpecUsage {
   });
 }
 
-/** AI SDK reasons are kebab-case (`tool-calls`); SPEC's are snake_case (`tool_calls`). */
-export function toSpecFinishReason(reason: string | undefined): string {
-  return (reason ?? 'unknown').replaceAll('-', '_');
+/** The AI SDK's finish reasons (plus Mastra's two) in SPEC's snake_case. */
+export const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other', 'unknown', 'tripwire', 'retry'] as const;
+
+export const finishReasonSchema = z
+  .enum(FINISH_REASONS)
+  .describe('stop: normal completion; length: truncated by length limits; tool_calls: ended due to tool usage');
+
+export type SpecFinishReason = (typeof FINISH_REASONS)[number];
+
+/** AI SDK reasons are kebab-case (`tool-calls`); SPEC's are snake_case (`tool_calls`). A reason we do not know is `other`. */
+export function toSpecFinishReason(reason: string | undefined): SpecFinishReason {
+  const snake = (reason ?? 'unknown').replaceAll('-', '_');
+  return (FINISH_REASONS as readonly string[]).includes(snake) ? (snake as SpecFinishReason) : 'other';
 }
 
-/** Mastra calls the step after a tool round `tool-result`; SPEC calls it `tool_execution`. */
-export function toSpecStepType(stepType: string | undefined): string {
-  if (!stepType || stepType === 'initial') return 'initial';
-  if (stepType === 'tool-result') return 'tool_execution';
-  return stepType.replaceAll('-', '_');
+export const stepTypeSchema = z
+  .enum(['initial', 'tool_execution'])
+  .describe('initial: the first step of a run; tool_execution: a step that follows a round of tool calls');
+
+export type SpecStepType = z.infer<typeof stepTypeSchema>;
+
+/**
+ * The one step-type rule, for /generate and /stream alike: a run's first step
+ * is `initial`; a further step only ever starts because the step before it
+ * called tools, so it is `tool_execution` (Mastra's own `stepType` is
+ * positional in the same way: `initial`, then `tool-result`).
+ */
+export function specStepType(stepIndex: number): SpecStepType {
+  return stepIndex === 0 ? 'initial' : 'tool_execution';
 }
 
-export interface SpecToolCall {
-  toolCallId: string;
-  toolName: string;
-  args: Record<string, unknown>;
-  providerMetadata?: unknown;
-}
+export const toolCallSchema = z.object({
+  toolCallId: z.string().describe('Identifier of the call'),
+  toolName: z.string().describe('For example weatherTool'),
+  args: z.record(z.string(), z.unknown()).describe('Arguments; for weatherTool: location (string)'),
+  providerMetadata: z.unknown().optional(),
+});
 
-export interface SpecToolResult {
-  toolCallId: string;
-  toolName: string;
-  result: unknown;
-}
+export type SpecToolCall = z.infer<typeof toolCallSchema>;
 
-interface MastraToolChunk {
-  payload: {
-    toolCallId: string;
-    toolName: string;
-    args?: Record<string, unknown>;
-    result?: unknown;
-    providerMetadata?: unknown;
-  };
-}
+export const toolResultSchema = z.object({
+  toolCallId: z.string().describe('Matches the call'),
+  toolName: z.string(),
+  result: z
+    .unknown()
+    .describe('For weatherTool: temperature, feelsLike, humidity, windSpeed, windGust (numbers), conditions, location (strings)'),
+});
 
-export function toSpecToolCall({ payload }: MastraToolChunk): SpecToolCall {
-  const call: SpecToolCall = { toolCallId: payload.toolCallId, toolName: payload.toolName, args: payload.args ?? {} };
+export type SpecToolResult = z.infer<typeof toolResultSchema>;
+
+export function toSpecToolCall(payload: ToolCallPayload): SpecToolCall {
+  const call: SpecToolCall = { toolCallId: payload.toolCallId, toolName: payload.toolName, args: argsOf(payload.args) };
   if (payload.providerMetadata !== undefined) call.providerMetadata = payload.providerMetadata;
   return call;
 }
 
-export function toSpecToolResult({ payload }: MastraToolChunk): SpecToolResult {
+export function toSpecToolResult(payload: Pick<ToolResultPayload, 'toolCallId' | 'toolName' | 'result'>): SpecToolResult {
   return { toolCallId: payload.toolCallId, toolName: payload.toolName, result: payload.result };
 }
+
+function argsOf(args: unknown): Record<string, unknown> {
+  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+}
+
+/** Where a stored turn lives: the thread and its owner. A stateless turn has none. */
+export const conversationIdsSchema = z.object({ threadId: z.string(), resourceId: z.string() });
+
+export type ConversationIds = z.infer<typeof conversationIdsSchema>;

@@ -1,3 +1,8 @@
+/**
+ * @module SPEC's Thread record and the thread API's schemas (SPEC shows no thread
+ * operations; the README documents these). The owner is always named by
+ * `resourceId`; another owner's thread is reported as not found.
+ */
 import { z } from 'zod';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
@@ -5,11 +10,6 @@ import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } f
 import { safeId } from './ids.ts';
 import { INTERRUPTED_KEY } from '../mastra/processors/turn-journal.ts';
 
-/**
- * SPEC's Thread record and the thread API's schemas (SPEC shows no thread
- * operations; the README documents these). The owner is always named by
- * `resourceId`; another owner's thread is reported as not found.
- */
 export const tags = z
   .array(z.string().trim().min(1, 'a tag must not be empty').max(50, 'a tag has at most 50 characters'), {
     error: 'tags must be an array of strings',

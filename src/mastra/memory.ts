@@ -1,3 +1,7 @@
+/**
+ * @module Conversation memory: a bounded window of recent messages and
+ * per-user working memory on the service's store; stateless turns skip it.
+ */
 import { Memory } from '@mastra/memory';
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import type { RequestContext } from '@mastra/core/request-context';

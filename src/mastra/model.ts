@@ -1,17 +1,17 @@
-import { createOpenAI } from '@ai-sdk/openai';
-import type { MastraModelConfig } from '@mastra/core/llm';
-import { APICallError, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
-import type { Config } from '../../mastra.config.ts';
-import { upstreamRetryAfterMs } from '../contract/errors.ts';
-
 /**
- * The companion's language model: any OpenAI-compatible server.
+ * @module The companion's language model: any OpenAI-compatible server.
  *
  * Chat Completions is the default because every compatible server (Ollama,
  * LM Studio, vLLM) speaks it. The Responses API is opt-in; there the agent sends
  * history inline (`store: false`, see `modelProviderOptions`) because item
  * references only resolve in OpenAI's own store.
  */
+import { createOpenAI } from '@ai-sdk/openai';
+import type { MastraModelConfig } from '@mastra/core/llm';
+import { APICallError, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
+import type { Config } from '../../mastra.config.ts';
+import { upstreamRetryAfterMs } from '../contract/errors.ts';
+
 export function createCompanionModel(model: Config['model']): MastraModelConfig {
   return createLanguageModel(model) as unknown as MastraModelConfig;
 }

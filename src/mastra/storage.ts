@@ -1,3 +1,7 @@
+/**
+ * @module The persistence store `DATABASE_URL` names: LibSQL (a local file or a
+ * libSQL server) or PostgreSQL.
+ */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';

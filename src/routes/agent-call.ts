@@ -78,23 +78,24 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     throw error;
   });
 
-  c.set('conversation', { threadId: conversation.thread?.threadId, resourceId: conversation.thread?.resourceId ?? caller });
+  c.set('conversation', { threadId: conversation.ids?.threadId, resourceId: conversation.ids?.resourceId ?? caller });
   const requestContext = new RequestContext();
   if (caller) requestContext.set(MASTRA_RESOURCE_ID_KEY, caller);
   requestContext.set(PERSONALITY_KEY, conversation.personality);
   const userId = request.runtimeContext?.metadata?.userId;
   if (userId) requestContext.set('userId', userId);
-  const thread = conversation.thread;
-  if (!thread) requestContext.set(STATELESS_KEY, true);
+  const ids = conversation.ids;
+  if (!ids) requestContext.set(STATELESS_KEY, true);
 
   return {
     agent,
     messages: toAgentMessages(request.messages),
     options: {
       requestContext,
-      memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
+      memory: ids ? { thread: ids.threadId, resource: ids.resourceId } : undefined,
     },
-    ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
+    /** The stored conversation's ids; `undefined` for a stateless turn. */
+    conversation: ids,
     /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
     turn,
   };

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { toGenerateResponse, type MastraGenerateResult } from '../contract/generate-response.ts';
+import { toGenerateResponse } from '../contract/generate-response.ts';
 import { CLIENT_GONE, toApiError } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import type { ServerMode } from '../security/route-gate.ts';
@@ -54,7 +54,7 @@ export function createAgentRoutes(routeOptions: AgentRouteOptions) {
 }
 
 async function generate(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, ids, turn } = await prepareAgentCall(c, routeOptions);
+  const { agent, messages, options, conversation, turn } = await prepareAgentCall(c, routeOptions);
   try {
     const result = await agent
       .generate(messages, {
@@ -68,8 +68,8 @@ async function generate(c: Context, routeOptions: AgentRouteOptions) {
       });
     // A stopped run resolves (finish reason "aborted") rather than rejects.
     throwIfStopped(turn);
-    if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
-    return c.json(toGenerateResponse(result as unknown as MastraGenerateResult, ids, c.get('traceId')));
+    if (conversation) c.header(THREAD_HEADER, conversation.threadId);
+    return c.json(toGenerateResponse(result, conversation, c.get('traceId')));
   } finally {
     turn.end();
   }
@@ -80,7 +80,7 @@ async function generate(c: Context, routeOptions: AgentRouteOptions) {
  * the first byte, so a bad request is still a JSON 4xx. After that, failures are events.
  */
 async function stream(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, ids, turn } = await prepareAgentCall(c, routeOptions);
+  const { agent, messages, options, conversation, turn } = await prepareAgentCall(c, routeOptions);
   let output;
   try {
     output = await agent.stream(messages, { ...options, abortSignal: turn.signal });
@@ -89,13 +89,13 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
     turn.end();
     throw turn.stopped() ?? toApiError(error);
   }
-  if (ids.threadId) c.header(THREAD_HEADER, ids.threadId);
+  if (conversation) c.header(THREAD_HEADER, conversation.threadId);
   c.header('x-accel-buffering', 'no');
   const timing = { ...routeOptions.stream, idleTimeoutMs: routeOptions.turns.idleTimeoutMs };
   return streamSSE(c, async (sse) => {
     sse.onAbort(() => turn.abort(CLIENT_GONE));
     try {
-      await pipeSpecEvents(output.fullStream as ReadableStream, output.runId, { sse, drop: () => dropConnection(c) }, turn, timing);
+      await pipeSpecEvents(output.fullStream, output.runId, { sse, drop: () => dropConnection(c) }, turn, timing);
     } finally {
       turn.end();
     }

@@ -1,7 +1,7 @@
+/** @module What the Mastra server (mastra, requestContext) and our trace-id middleware (traceId) put on every request context. */
 import type { Mastra } from '@mastra/core/mastra';
 import type { RequestContext } from '@mastra/core/request-context';
 
-/** @module What the Mastra server (mastra, requestContext) and our trace-id middleware (traceId) put on every request's context. */
 declare module 'hono' {
   interface ContextVariableMap {
     mastra: Mastra;

@@ -1,6 +1,8 @@
 import type { SSEStreamingApi } from 'hono/streaming';
+import type { ReadableStream, ReadableStreamDefaultReader } from 'node:stream/web';
+import type { ChunkType } from '@mastra/core/stream';
 import { type ApiError, clientTooSlow, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
-import { createStreamEventMapper, errorEvent, type MastraChunk, type SpecEvent } from '../contract/stream-events.ts';
+import { createStreamEventMapper, errorEvent, type SpecEvent } from '../contract/stream-events.ts';
 import type { Turn } from '../threads/turn.ts';
 
 const IDLE = Symbol('idle');
@@ -36,7 +38,7 @@ export interface StreamClient {
  * stopped run has stored its partial reply): when the stream ends, the turn is stored.
  */
 export async function pipeSpecEvents(
-  fullStream: ReadableStream<MastraChunk>,
+  fullStream: ReadableStream<ChunkType>,
   runId: string,
   client: StreamClient,
   turn: Turn,
@@ -102,7 +104,7 @@ function createWriter(client: StreamClient, turn: Turn, timing: StreamTiming) {
 }
 
 /** After the run stopped, reads on until Mastra has finished it (and stored what it had), for a bounded time. */
-async function settle(reader: ReadableStreamDefaultReader<MastraChunk>) {
+async function settle(reader: ReadableStreamDefaultReader<ChunkType>) {
   const deadline = AbortSignal.timeout(SETTLE_TIMEOUT_MS);
   for (;;) {
     const read = reader.read().catch(() => ({ done: true as const, value: undefined }));

@@ -1,3 +1,8 @@
+/**
+ * @module The thread API: each route is data (method, path, schemas) so Mastra's
+ * server validates it and documents it in OpenAPI. Paths live outside `/api`,
+ * which Mastra reserves for its own routes.
+ */
 import { createRoute } from '@mastra/server/server-adapter';
 import type { Mastra } from '@mastra/core/mastra';
 import type { RequestContext } from '@mastra/core/request-context';
@@ -25,11 +30,6 @@ import {
   updateThread,
 } from '../threads/thread-service.ts';
 
-/**
- * @module The thread API: each route is data (method, path, schemas) so Mastra's
- * server validates it and documents it in OpenAPI. Paths live outside `/api`,
- * which Mastra reserves for its own routes.
- */
 const TAGS = ['Threads'];
 
 async function memoryOf(mastra: Mastra) {

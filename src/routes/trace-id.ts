@@ -1,3 +1,4 @@
+/** @module A fresh trace id for every request, and the request's log line. */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import './context.ts';

@@ -1,17 +1,18 @@
+/**
+ * @module Where a turn lives. Both ids → that thread of that user (created on first
+ * use); `resourceId` alone → a new thread with a fresh id; neither → a
+ * stateless turn; `threadId` alone → 400, because a thread always has an owner
+ * and guessing an id must never be enough to read one.
+ */
 import { randomUUID } from 'node:crypto';
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { invalidRequest, memoryNotInitialized } from '../contract/errors.ts';
+import type { ConversationIds } from '../contract/shapes.ts';
 import { storedPersonality } from '../contract/thread.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
 import { createOwnedThread, findOwnedThread, updateThread } from './thread-service.ts';
 
-/**
- * Where a turn lives. Both ids → that thread of that user (created on first
- * use); `resourceId` alone → a new thread with a fresh id; neither → a
- * stateless turn; `threadId` alone → 400, because a thread always has an owner
- * and guessing an id must never be enough to read one.
- */
 export interface ConversationRequest {
   threadId?: string;
   resourceId?: string;
@@ -20,13 +21,14 @@ export interface ConversationRequest {
   tags?: string[];
 }
 
-export interface Conversation {
+/** A turn's place once opened: the voice to answer in, and the ids of a stored conversation. */
+export interface OpenedConversation {
   personality: Personality;
-  /** Present for a stored conversation; what the agent's `memory` option needs. */
-  thread?: { threadId: string; resourceId: string };
+  /** Present for a stored conversation; absent for a stateless turn. */
+  ids?: ConversationIds;
 }
 
-export async function openConversation(memory: MastraMemory | undefined, request: ConversationRequest): Promise<Conversation> {
+export async function openConversation(memory: MastraMemory | undefined, request: ConversationRequest): Promise<OpenedConversation> {
   const { threadId, resourceId } = request;
   if (!threadId && !resourceId) return { personality: request.personality ?? DEFAULT_PERSONALITY };
   if (!resourceId) {
@@ -48,7 +50,7 @@ export async function openConversation(memory: MastraMemory | undefined, request
           tags: request.tags ?? [],
         },
       });
-  return { personality: storedPersonality(thread), thread: { threadId: id, resourceId } };
+  return { personality: storedPersonality(thread), ids: { threadId: id, resourceId } };
 }
 
 /** A request that names a personality or tags changes the thread's stored ones. */

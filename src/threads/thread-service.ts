@@ -1,12 +1,12 @@
-import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
-import { memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
-
 /**
  * @module Thread storage on behalf of one owner (`resourceId`), shared by the agent
  * routes and the thread API. Every operation looks the thread up first and
  * treats another owner's thread exactly like a missing one, so ids cannot be
  * probed; store failures become MEMORY_NOT_INITIALIZED.
  */
+import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
+import { memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
+
 async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();

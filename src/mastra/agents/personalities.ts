@@ -1,5 +1,5 @@
 /**
- * The companion's four voices. Each one is a complete character sketch; the
+ * @module The companion's four voices. Each one is a complete character sketch; the
  * shared rules below apply to all of them and come last, so a personality can
  * never talk the agent out of them.
  */

@@ -1,0 +1,101 @@
+import { HTTPException } from 'hono/http-exception';
+import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
+import { APICallError, RetryError } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiError, causeChain, errorBody, errorBodySchema, fromZodError, toApiError } from './errors.ts';
+
+function modelCallFailed(statusCode?: number) {
+  return new APICallError({
+    message: 'upstream said sk-live-123 at https://models.internal/v1',
+    url: 'https://models.internal/v1/chat/completions',
+    requestBodyValues: { messages: [{ role: 'system', content: 'You are the Friend' }] },
+    statusCode,
+  });
+}
+
+const retried = (error: unknown) => new RetryError({ message: 'Failed after 3 attempts', reason: 'maxRetriesExceeded', errors: [new Error('first'), error] });
+
+/** What a client receives for a failure, checked against the contract's error body schema. */
+function bodyOf(error: unknown, isDevelopment = false) {
+  const apiError = toApiError(error);
+  const body = errorBody(apiError, { isDevelopment });
+  expect(errorBodySchema.parse(body)).toEqual(body);
+  return { status: apiError.status, body };
+}
+
+describe('toApiError', () => {
+  it('passes our own errors through unchanged', () => {
+    const ours = new ApiError(404, 'NOT_FOUND', 'Thread t was not found for this resource.', { threadId: 't' });
+    expect(toApiError(ours)).toBe(ours);
+  });
+
+  it('answers an upstream status with MODEL_ERROR and the status, never the upstream text', () => {
+    expect(bodyOf(modelCallFailed(500))).toEqual({
+      status: 500,
+      body: { error: 'The language model request failed (upstream status 500).', code: 'MODEL_ERROR', details: { upstreamStatus: 500 } },
+    });
+  });
+
+  it('answers an upstream 429 with 429 RATE_LIMITED', () => {
+    expect(bodyOf(modelCallFailed(429))).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED', details: { upstreamStatus: 429 } } });
+  });
+
+  it('finds the failed model call inside a RetryError (its last attempt) and inside a cause chain', () => {
+    expect(bodyOf(retried(modelCallFailed(429))).status).toBe(429);
+    expect(bodyOf(new Error('agent failed', { cause: retried(modelCallFailed(503)) })).body.details).toEqual({ upstreamStatus: 503 });
+  });
+
+  it('says the model server could not be reached when the call got no status', () => {
+    expect(bodyOf(modelCallFailed(undefined)).body).toEqual({ error: 'The language model server could not be reached.', code: 'MODEL_ERROR', details: {} });
+  });
+
+  it('keeps the status of the framework client errors, Hono and Mastra alike', () => {
+    expect(bodyOf(new HTTPException(404, { message: 'Not Found' }))).toEqual({ status: 404, body: { error: 'Not Found', code: 'NOT_FOUND', details: {} } });
+    expect(bodyOf(new MastraHTTPException(429, { message: 'slow down' })).body.code).toBe('RATE_LIMITED');
+    expect(bodyOf(new MastraHTTPException(400, { message: 'bad' })).body.code).toBe('INVALID_REQUEST');
+  });
+
+  it('answers any other failure with a generic 500 MODEL_ERROR that leaks nothing', () => {
+    const { status, body } = bodyOf(new TypeError("Cannot read properties of undefined (reading 'secret')"));
+    expect(status).toBe(500);
+    expect(body).toEqual({ error: 'The agent failed to produce a response.', code: 'MODEL_ERROR', details: {} });
+    expect(bodyOf(new HTTPException(503, { message: 'internal detail' })).body.error).not.toContain('internal detail');
+  });
+});
+
+describe('errorBody', () => {
+  it('adds the stack of the original failure in development only', () => {
+    const failure = modelCallFailed(500);
+    expect(bodyOf(failure).body).not.toHaveProperty('stack');
+    expect(bodyOf(failure, true).body.stack).toBe(failure.stack);
+  });
+});
+
+describe('fromZodError', () => {
+  it('names every bad field, and unrecognised keys by name', () => {
+    const schema = z.object({ messages: z.array(z.string()), threadId: z.string() }).strict();
+    const result = schema.safeParse({ messages: 'hi', threadId: 7, model: 'gpt-5' });
+    const error = fromZodError(result.error!);
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toMatch(/^Invalid request body: messages: .*; threadId: .*; unrecognized field\(s\): model$/);
+    expect(error.details.issues).toEqual([
+      { path: 'messages', message: expect.any(String) },
+      { path: 'threadId', message: expect.any(String) },
+      { path: '(root)', message: 'unrecognized field(s): model' },
+    ]);
+  });
+});
+
+describe('causeChain', () => {
+  it('walks causes outermost first, through a RetryError to its last attempt, and stops on a cycle', () => {
+    const inner = new Error('inner');
+    const retry = retried(inner);
+    const outer = new Error('outer', { cause: retry });
+    expect(causeChain(outer)).toEqual([outer, retry, inner]);
+    const loop: { cause?: unknown } = {};
+    loop.cause = loop;
+    expect(causeChain(loop).length).toBeLessThanOrEqual(6);
+  });
+});

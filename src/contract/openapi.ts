@@ -1,0 +1,227 @@
+/**
+ * @module The SPEC routes in OpenAPI 3.1, generated from the same zod schemas
+ * that validate requests and that the mappers' output is checked against:
+ * request body, the 200 generate response, the stream as `text/event-stream`
+ * with the event union, and every error status with the SPEC error body.
+ * `withSpecRoutes` lays them over the document Mastra builds from its own and
+ * our custom routes, so a route registered with OpenAPI metadata (the thread
+ * API, /stt) appears without being listed here.
+ */
+import { z } from 'zod';
+import { agentRequest } from './agent-request.ts';
+import { errorBodySchema } from './errors.ts';
+import { generateResponseSchema, modelResponseSchema, stepSchema, uiMessageSchema } from './generate-response.ts';
+import { toolCallSchema, toolResultSchema, usageSchema } from './shapes.ts';
+import { streamEventSchema } from './stream-events.ts';
+
+export const SPEC_PATHS = {
+  generate: '/api/agents/companionAgent/generate',
+  stream: '/api/agents/companionAgent/stream',
+} as const;
+
+/** Mastra's native agent routes, which the SPEC paths share (see src/routes/agent-routes.ts). */
+const NATIVE_AGENT_PATHS = ['/agents/{agentId}/generate', '/agents/{agentId}/stream'];
+
+type Json = Record<string, any>;
+
+export interface OpenAPIDocument {
+  openapi: string;
+  info: Json;
+  servers?: Json[];
+  paths: Record<string, Json>;
+  components?: Json;
+}
+
+export interface SpecHeaders {
+  /** Response header carrying the request's trace id. */
+  trace: string;
+  /** Response header carrying the thread id of a stored turn. */
+  thread: string;
+  /** Request header with which Mastra's own clients select the native protocol. */
+  nativeClient: string;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** Response schemas: what the service sends (zod's output view). */
+function responseSchemas() {
+  const registry = z.registry<{ id: string }>();
+  registry.add(usageSchema, { id: 'Usage' });
+  registry.add(toolCallSchema, { id: 'ToolCall' });
+  registry.add(toolResultSchema, { id: 'ToolResult' });
+  registry.add(uiMessageSchema, { id: 'UIMessage' });
+  registry.add(modelResponseSchema, { id: 'ModelResponse' });
+  registry.add(stepSchema, { id: 'Step' });
+  registry.add(generateResponseSchema, { id: 'GenerateResponse' });
+  registry.add(streamEventSchema, { id: 'StreamEvent' });
+  registry.add(errorBodySchema, { id: 'ErrorBody' });
+  return z.toJSONSchema(registry, { uri: (id) => ref(id).$ref, io: 'output' }).schemas;
+}
+
+/** Request schemas: what the service accepts (zod's input view, so defaults and transforms do not tighten it). */
+function requestSchemas() {
+  const registry = z.registry<{ id: string }>();
+  registry.add(agentRequest, { id: 'AgentRequest' });
+  return z.toJSONSchema(registry, { uri: (id) => ref(id).$ref, io: 'input', unrepresentable: 'any' }).schemas;
+}
+
+/**
+ * One self-contained document with one JSON Schema dialect, OpenAPI 3.1's
+ * (2020-12): the `$schema` keys zod and Mastra put on each schema (Mastra's say
+ * draft-07) go, and so do zod's `$id`s, which only repeat the component's own
+ * address. Mastra's schemas keep shared parts in their own `definitions` and
+ * point at them with `#/definitions/…`, which inside an OpenAPI document
+ * resolves against the document's root and so points nowhere: those parts
+ * become components (`hoisted`) and the references follow them.
+ */
+function selfContained<T>(value: T, hoisted: Record<string, Json>, refs: ReadonlyMap<string, string> = new Map()): T {
+  if (Array.isArray(value)) return value.map((item) => selfContained(item, hoisted, refs)) as T;
+  if (!value || typeof value !== 'object') return value;
+  const { definitions, ...rest } = value as Json;
+  // Only a schema's root (the object that names its dialect) holds definitions; elsewhere it may be a property's name.
+  const hasDefinitions = typeof rest.$schema === 'string' && Boolean(definitions) && typeof definitions === 'object';
+  const scope = new Map(refs);
+  if (hasDefinitions) {
+    const ids = new Map<string, string>();
+    for (const name of Object.keys(definitions)) {
+      // Reserved before descending, so definitions nested inside get ids of their own.
+      const id = `MastraDefinition${Object.keys(hoisted).length}`;
+      hoisted[id] = {};
+      ids.set(name, id);
+      scope.set(`#/definitions/${name}`, ref(id).$ref);
+    }
+    for (const [name, id] of ids) hoisted[id] = selfContained(definitions[name], hoisted, scope);
+  }
+  const kept = Object.entries(hasDefinitions ? rest : (value as Json)).filter(
+    ([key, inner]) => !((key === '$schema' || key === '$id') && typeof inner === 'string'),
+  );
+  return Object.fromEntries(
+    kept.map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? (scope.get(inner) ?? inner) : selfContained(inner, hoisted, scope)]),
+  ) as T;
+}
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('ErrorBody') } } });
+
+/** The failures both SPEC routes answer with a JSON error body (for /stream: before the first event). */
+const AGENT_ERRORS = {
+  '400': errorResponse('INVALID_REQUEST: the body is not JSON, does not match AgentRequest, or gives threadId without resourceId'),
+  '404': errorResponse("NOT_FOUND: threadId names a thread of another resourceId (reported as missing, so ids cannot be probed)"),
+  '413': errorResponse('INVALID_REQUEST: the body exceeds 1 MiB'),
+  '429': errorResponse('RATE_LIMITED: the language model is rate limiting requests'),
+  '500': errorResponse(
+    'MODEL_ERROR (no model configured, the model failed or could not be reached), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable), TOOL_EXECUTION_FAILED',
+  ),
+};
+
+function agentOperations(headers: SpecHeaders) {
+  const requestBody = { required: true, content: { 'application/json': { schema: ref('AgentRequest') } } };
+  const idHeaders = {
+    [headers.trace]: { description: 'Trace id of this request (the generate body repeats it as traceId)', schema: { type: 'string' } },
+    [headers.thread]: { description: 'Thread of a stored turn; absent on a stateless turn', schema: { type: 'string' } },
+  };
+  const protocolNote = `Mastra's own clients select the native protocol instead by sending the ${headers.nativeClient} header.`;
+  return {
+    [SPEC_PATHS.generate]: {
+      servers: [{ url: '/' }],
+      post: {
+        tags: ['Companion agent'],
+        operationId: 'generate',
+        summary: 'Answer a conversation turn in one JSON body',
+        description: `SPEC's generate operation. ${protocolNote}`,
+        requestBody,
+        responses: {
+          '200': { description: 'The complete response', headers: idHeaders, content: { 'application/json': { schema: ref('GenerateResponse') } } },
+          ...AGENT_ERRORS,
+        },
+      },
+    },
+    [SPEC_PATHS.stream]: {
+      servers: [{ url: '/' }],
+      post: {
+        tags: ['Companion agent'],
+        operationId: 'stream',
+        summary: 'Answer a conversation turn as Server-Sent Events',
+        description:
+          "SPEC's stream operation. The request is validated and the conversation opened before the first byte, so those failures are JSON error bodies; " +
+          `once the stream has started, a failure is one final \`error\` event. ${protocolNote}`,
+        requestBody,
+        responses: {
+          '200': {
+            description:
+              'A text/event-stream: every event is one `data: <StreamEvent as JSON>` line followed by a blank line; ' +
+              '`: keep-alive` comment lines keep an idle stream open. Order: start, step-start, text / tool-call-input-streaming-start, ' +
+              'tool-call-delta…, tool-call-input-streaming-end, tool-call, tool-result, step-finish, then the next step or run-finish (or error).',
+            headers: idHeaders,
+            content: { 'text/event-stream': { schema: ref('StreamEvent') } },
+          },
+          ...AGENT_ERRORS,
+        },
+      },
+    },
+  };
+}
+
+const HEALTH = {
+  '/health': {
+    servers: [{ url: '/' }],
+    get: {
+      tags: ['system'],
+      operationId: 'health',
+      summary: 'Liveness: the process is up',
+      responses: {
+        '200': {
+          description: 'The service is up',
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { success: { const: true } }, required: ['success'] },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Failures of any of our custom routes that does not describe its own (thread API, /stt…). */
+const CUSTOM_ROUTE_ERRORS = {
+  '4XX': errorResponse('INVALID_REQUEST for bad parameters or body; NOT_FOUND for a missing (or another owner’s) resource'),
+  '5XX': errorResponse('MEMORY_NOT_INITIALIZED, AUDIO_PROCESSING_ERROR or another server-side failure'),
+};
+
+export interface CustomRoute {
+  method: string;
+  path: string;
+}
+
+/**
+ * Mastra's document with the SPEC agent routes, /health and the schemas they
+ * use; the native agent routes say how they are reached; every custom route
+ * gets the SPEC error body for the failures it does not describe itself.
+ */
+export function withSpecRoutes(native: OpenAPIDocument, customRoutes: CustomRoute[], headers: SpecHeaders): OpenAPIDocument {
+  const hoisted: Record<string, Json> = {};
+  const paths: Record<string, Json> = selfContained(native.paths, hoisted);
+  for (const path of NATIVE_AGENT_PATHS) {
+    for (const operation of Object.values(paths[path] ?? {})) {
+      operation.description = `Mastra's native protocol. For companionAgent it needs the ${headers.nativeClient} header (Studio and @mastra/client-js send it); without it, ${SPEC_PATHS.generate} and ${SPEC_PATHS.stream} answer in the SPEC protocol.`;
+    }
+  }
+  for (const route of customRoutes) {
+    const operation = paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    if (operation) operation.responses = { ...CUSTOM_ROUTE_ERRORS, ...operation.responses };
+  }
+  return {
+    ...native,
+    info: {
+      title: 'Companion Agent API',
+      version: native.info?.version ?? '1.0.0',
+      description:
+        'A conversational companion agent: SPEC generate and stream operations, the thread API, and the Mastra server routes (under /api) that Studio and Mastra clients use.',
+    },
+    paths: { ...paths, ...agentOperations(headers), ...HEALTH },
+    components: {
+      ...native.components,
+      schemas: { ...native.components?.schemas, ...hoisted, ...selfContained({ ...responseSchemas(), ...requestSchemas() }, hoisted) },
+    },
+  };
+}
