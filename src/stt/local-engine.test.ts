@@ -17,7 +17,8 @@ const scratch = mkdtempSync(join(tmpdir(), 'local-engine-test-'));
 
 beforeAll(async () => {
   await requireSpeechTools();
-  engine = createLocalEngine({ workers: 2 });
+  // Unset settings (undefined, as from an empty environment key) keep their defaults.
+  engine = createLocalEngine({ workers: 2, modelDir: undefined, ffmpegPath: undefined });
 });
 afterAll(async () => {
   await engine.close();

@@ -41,7 +41,9 @@ export const LOCAL_ENGINE_DEFAULTS = {
 export const SUPPORTED_LANGUAGE = 'en';
 
 export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
-  const settings = { ...LOCAL_ENGINE_DEFAULTS, ...options };
+  // An option left undefined (an unset environment key) keeps its default.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const settings: Required<LocalEngineOptions> = { ...LOCAL_ENGINE_DEFAULTS, ...given };
   const pool = new SphinxPool({
     size: Math.max(1, settings.workers),
     idleTimeoutMs: settings.idleTimeoutMs,
