@@ -1,0 +1,173 @@
+/**
+ * The local engine on real speech: sentences spoken by flite, in every upload format, short and long.
+ * Needs Debian's pocketsphinx, pocketsphinx-en-us, ffmpeg and flite: without them these tests fail.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { recording, requireSpeechTools, speech, SPEECH_PHRASES, upload } from '../../tests/fixtures/speech.ts';
+import { corpusWordErrorRate, wordErrorRate } from '../../tests/fixtures/wer.ts';
+import { AUDIO_FORMATS, type SttEngine } from './engine.ts';
+import { createLocalEngine } from './local-engine.ts';
+import { INSTALL_COMMAND } from './system-packages.ts';
+
+let engine: SttEngine;
+const scratch = mkdtempSync(join(tmpdir(), 'local-engine-test-'));
+
+beforeAll(async () => {
+  await requireSpeechTools();
+  // Unset settings (undefined, as from an empty environment key) keep their defaults.
+  engine = createLocalEngine({ workers: 2, modelDir: undefined, ffmpegPath: undefined });
+});
+afterAll(async () => {
+  await engine.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('local engine: transcripts', () => {
+  it('transcribes the companion phrases with a word error rate of at most 15 %', async () => {
+    const results = await Promise.all(
+      SPEECH_PHRASES.map(async (phrase) => {
+        const { transcript, language } = await engine.transcribe(upload({ path: await speech(phrase), format: 'wav' }), {});
+        return { reference: phrase, hypothesis: transcript, language };
+      }),
+    );
+    expect(results.every((r) => r.language === 'en')).toBe(true);
+    expect(corpusWordErrorRate(results).rate).toBeLessThanOrEqual(0.15);
+  }, 180_000);
+
+  it.each(AUDIO_FORMATS)('transcribes %s', async (format) => {
+    const file = await recording({ phrases: SPEECH_PHRASES.slice(0, 2), format });
+    const { transcript } = await engine.transcribe(upload(file), { language: 'en-US' });
+    expect(wordErrorRate(file.text, transcript).rate).toBeLessThanOrEqual(0.15);
+  }, 60_000);
+
+  it('transcribes minutes of speech, cut into chunks, in the order it was said', async () => {
+    const file = await recording({ minSeconds: 150 });
+    const { transcript } = await engine.transcribe(upload(file), {});
+    // A transcript assembled out of order would miss most words at their places.
+    expect(wordErrorRate(file.text, transcript).rate).toBeLessThanOrEqual(0.15);
+    expect(transcript.startsWith(SPEECH_PHRASES[0].split(' ').slice(0, 3).join(' '))).toBe(true);
+  }, 300_000);
+
+  it('gives an empty transcript for silence', async () => {
+    const file = join(scratch, 'silence.wav');
+    writeFileSync(file, wav(new Int16Array(16_000 * 3)));
+    expect(await engine.transcribe(upload({ path: file, format: 'wav' }), {})).toEqual({ transcript: '', language: 'en' });
+  });
+});
+
+describe('local engine: stopping', () => {
+  it('stops decoding when the signal aborts, and keeps working afterwards', async () => {
+    const file = await recording({ minSeconds: 150 });
+    const controller = new AbortController();
+    const transcription = engine.transcribe(upload(file), { signal: controller.signal });
+    await vi.waitFor(async () => expect((await busyChildren()).length).toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
+    controller.abort();
+    await expect(transcription).rejects.toMatchObject({ name: 'AbortError' });
+    await vi.waitFor(() => expect(children().filter((c) => c.command === 'ffmpeg')).toEqual([]), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await busyChildren()).toEqual([]), { timeout: 5_000, interval: 100 });
+
+    const after = await engine.transcribe(upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' }), {});
+    expect(after.transcript).toBe(SPEECH_PHRASES[0]);
+  }, 120_000);
+
+  it('does no work at all for an already aborted signal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const file = upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' });
+    await expect(engine.transcribe(file, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('local engine: errors', () => {
+  it('refuses another language with a 400 that names the one it supports', async () => {
+    const file = upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' });
+    const refused = engine.transcribe(file, { language: 'fr' });
+    await expect(refused).rejects.toMatchObject({ status: 400, code: 'INVALID_REQUEST', details: { supportedLanguages: ['en'] } });
+    await expect(refused).rejects.toThrow(/English only \(language "en"\); "fr" is not supported/);
+  });
+
+  it('says which package is missing and how to install it, in transcriptions and in readiness', async () => {
+    const file = upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' });
+    const cases = [
+      { options: { modelDir: '/nonexistent/model' }, missing: 'pocketsphinx-en-us' },
+      { options: { libraryPath: '/nonexistent/libpocketsphinx.so.3' }, missing: 'libpocketsphinx3' },
+      { options: { ffmpegPath: '/nonexistent/ffmpeg' }, missing: 'ffmpeg' },
+    ];
+    for (const { options, missing } of cases) {
+      const broken = createLocalEngine({ ...options, workers: 1 });
+      try {
+        const failure = broken.transcribe(file, {});
+        await expect(failure).rejects.toMatchObject({
+          status: 500,
+          code: 'AUDIO_PROCESSING_ERROR',
+          details: { missingPackage: missing, install: INSTALL_COMMAND },
+        });
+        await expect(failure).rejects.toThrow(`Debian package ${missing}`);
+        await expect(failure).rejects.toThrow(INSTALL_COMMAND);
+        const readiness = await broken.readiness();
+        expect(readiness.ok).toBe(false);
+        expect(readiness.detail).toContain(`Debian package ${missing}`);
+        expect(readiness.detail).toContain(INSTALL_COMMAND);
+      } finally {
+        await broken.close();
+      }
+    }
+    expect(await engine.readiness()).toEqual({ ok: true });
+  });
+
+  it('answers a 500 that reveals no path for audio that cannot be decoded', async () => {
+    const file = join(scratch, 'not-audio.mp3');
+    writeFileSync(file, 'this is a text file, not audio\n'.repeat(100));
+    const failure = engine.transcribe(upload({ path: file, format: 'mp3' }), {});
+    await expect(failure).rejects.toMatchObject({ status: 500, code: 'AUDIO_PROCESSING_ERROR', details: {} });
+    await expect(failure).rejects.toThrow('The audio could not be decoded for transcription.');
+  });
+});
+
+/** 16 kHz mono 16-bit WAV of the given samples. */
+function wav(samples: Int16Array): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + samples.byteLength, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(16_000, 24);
+  header.writeUInt32LE(32_000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(samples.byteLength, 40);
+  return Buffer.concat([header, Buffer.from(samples.buffer)]);
+}
+
+/** This process's child processes (ffmpeg, decoder workers), from /proc. */
+function children(): { pid: number; command: string; cpuTicks: number }[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // fields[1] is the parent pid, fields[11] and [12] the user and system CPU ticks.
+        if (Number(fields[1]) !== process.pid) return [];
+        return [{ pid: Number(pid), command, cpuTicks: Number(fields[11]) + Number(fields[12]) }];
+      } catch {
+        return []; // exited while we looked
+      }
+    });
+}
+
+/** Children that used CPU during a quarter of a second (an idle decoder worker uses none). */
+async function busyChildren(): Promise<number[]> {
+  const before = new Map(children().map((c) => [c.pid, c.cpuTicks]));
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  return children()
+    .filter((c) => before.has(c.pid) && c.cpuTicks - before.get(c.pid)! > 2)
+    .map((c) => c.pid);
+}

@@ -1,0 +1,169 @@
+/**
+ * @module The embedded, offline speech-to-text engine: Debian's ffmpeg decodes any accepted format to
+ * 16 kHz mono PCM, the stream is cut at pauses into bounded chunks, and a pool of PocketSphinx worker
+ * processes transcribes them; the transcript is the chunks' words in order. English only.
+ * Memory stays flat however long the upload: at most a few chunks are in memory at any time.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
+import { ApiError } from '../contract/errors.ts';
+import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
+import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
+import { hasModel, loadLibrary, MissingPackageError, SAMPLE_RATE } from './pocketsphinx.ts';
+import { SphinxPool } from './sphinx-pool.ts';
+import { missingPackageError, missingPackageMessage, type SystemPackage } from './system-packages.ts';
+
+export interface LocalEngineOptions {
+  /** Debian's `pocketsphinx-en-us` model directory. */
+  modelDir?: string;
+  /** The ffmpeg binary, a name on PATH or a path. */
+  ffmpegPath?: string;
+  /** libpocketsphinx, a name the dynamic loader finds or a path. */
+  libraryPath?: string;
+  /** Decoder processes shared by all transcriptions (each ~160 MB while alive). */
+  workers?: number;
+  /** Longest chunk decoded at once; shorter bounds memory, longer gives the recogniser more context. */
+  chunkSeconds?: number;
+  /** An idle worker exits after this long, giving its memory back. */
+  idleTimeoutMs?: number;
+}
+
+export const LOCAL_ENGINE_DEFAULTS = {
+  modelDir: '/usr/share/pocketsphinx/model/en-us',
+  ffmpegPath: 'ffmpeg',
+  libraryPath: 'libpocketsphinx.so.3',
+  workers: availableParallelism(),
+  chunkSeconds: 20,
+  idleTimeoutMs: 300_000,
+} satisfies Required<LocalEngineOptions>;
+
+export const SUPPORTED_LANGUAGE = 'en';
+
+export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
+  // An option left undefined (an unset environment key) keeps its default.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const settings: Required<LocalEngineOptions> = { ...LOCAL_ENGINE_DEFAULTS, ...given };
+  const pool = new SphinxPool({
+    size: Math.max(1, settings.workers),
+    idleTimeoutMs: settings.idleTimeoutMs,
+    settings: {
+      modelDir: settings.modelDir,
+      libraryPath: settings.libraryPath,
+    },
+  });
+
+  let libraryFound = false;
+  /** The first package the recogniser lacks (ffmpeg is found when it is started). */
+  async function missingRecogniserPackage(): Promise<SystemPackage | undefined> {
+    if (!hasModel(settings.modelDir)) return 'pocketsphinx-en-us';
+    if (libraryFound) return undefined;
+    try {
+      await loadLibrary(settings.libraryPath);
+      libraryFound = true;
+    } catch (error) {
+      if (error instanceof MissingPackageError) return error.packageName;
+      throw error;
+    }
+    return undefined;
+  }
+
+  return {
+    name: 'local',
+
+    async transcribe(audio: AudioUpload, { language, signal }: TranscribeOptions): Promise<Transcription> {
+      assertEnglish(language);
+      signal?.throwIfAborted();
+      const missing = await missingRecogniserPackage();
+      if (missing) throw missingPackageError(missing);
+      const transcript = await transcribeFile(audio.path, {
+        ffmpegPath: settings.ffmpegPath,
+        chunkSeconds: settings.chunkSeconds,
+        inFlight: Math.max(1, settings.workers) + 1,
+        pool,
+        signal,
+      });
+      return { transcript, language: SUPPORTED_LANGUAGE };
+    },
+
+    async readiness(): Promise<EngineReadiness> {
+      const missing = (await missingRecogniserPackage()) ?? ((await canRun(settings.ffmpegPath)) ? undefined : 'ffmpeg');
+      return missing ? { ok: false, detail: missingPackageMessage(missing) } : { ok: true };
+    },
+
+    close: () => pool.close(),
+  };
+}
+
+/** English in any region (`en`, `en-US`, `en-GB`) or unspecified; anything else is the client's mistake. */
+function assertEnglish(language: string | undefined) {
+  if (language === undefined || /^en(-|_|$)/i.test(language)) return;
+  throw new ApiError(
+    400,
+    'INVALID_REQUEST',
+    `The local speech engine transcribes English only (language "en"); ${JSON.stringify(language.slice(0, 35))} is not supported.`,
+    { supportedLanguages: [SUPPORTED_LANGUAGE] },
+  );
+}
+
+const AUDIO_UNDECODABLE = () =>
+  new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The audio could not be decoded for transcription.');
+
+async function transcribeFile(
+  path: string,
+  options: { ffmpegPath: string; chunkSeconds: number; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
+): Promise<string> {
+  // Whatever ends this transcription early (abort, a failed chunk, ffmpeg failing) stops all of its work.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const ffmpeg = spawn(
+    options.ffmpegPath,
+    ['-nostdin', '-v', 'error', '-i', path, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'],
+    { stdio: ['ignore', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL' },
+  );
+  // Its failures are read from 'spawn' and 'close' below; a kill on abort must not become an uncaught 'error'.
+  ffmpeg.on('error', () => {});
+  const exited = once(ffmpeg, 'close').catch(() => [null]);
+  let failure: unknown;
+  try {
+    await once(ffmpeg, 'spawn').catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' || error.code === 'EACCES' ? missingPackageError('ffmpeg') : error;
+    });
+    const texts: Promise<string>[] = [];
+    const running = new Set<Promise<unknown>>();
+    for await (const chunk of chunkAtPauses(ffmpeg.stdout!, { sampleRate: SAMPLE_RATE, maxSeconds: options.chunkSeconds })) {
+      const text = isSilent(chunk) ? Promise.resolve('') : options.pool.decode(chunk, signal);
+      texts.push(text);
+      // Reading pauses (and ffmpeg with it) while enough chunks wait: memory stays bounded.
+      const settled: Promise<unknown> = text.then(
+        (): unknown => running.delete(settled),
+        (error: unknown) => {
+          failure ??= error;
+          stop.abort();
+        },
+      );
+      running.add(settled);
+      if (running.size >= options.inFlight) await Promise.race(running);
+      signal.throwIfAborted();
+    }
+    const [code] = await exited;
+    if (code !== 0) throw AUDIO_UNDECODABLE();
+    return (await Promise.all(texts)).filter(Boolean).join(' ');
+  } catch (error) {
+    stop.abort();
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (failure instanceof ApiError) throw failure;
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The audio could not be transcribed.', {}, error);
+  }
+}
+
+async function canRun(command: string): Promise<boolean> {
+  const child = spawn(command, ['-version'], { stdio: 'ignore' });
+  try {
+    const [code] = await once(child, 'close');
+    return code === 0;
+  } catch {
+    return false;
+  }
+}
