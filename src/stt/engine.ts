@@ -1,0 +1,46 @@
+/**
+ * @module Speech-to-text engines: what an engine receives and returns. The route decides the format by
+ * content and enforces the limits before an engine sees the audio; engines only transcribe.
+ */
+
+/** The formats the service accepts, decided from the file's content, never its name or content type. */
+export const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'webm'] as const;
+
+export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+
+/** An accepted upload, already probed: a temporary file the route deletes after the engine is done. */
+export interface AudioUpload {
+  path: string;
+  format: AudioFormat;
+  durationSeconds: number;
+  /** The client's file name, for engines whose API wants one (never trusted for the format). */
+  fileName: string;
+}
+
+export interface TranscribeOptions {
+  /** ISO 639-1 code (`en`), or undefined to detect. */
+  language?: string;
+  /** Aborted when the client hangs up: the engine stops its work. */
+  signal?: AbortSignal;
+}
+
+export interface Transcription {
+  transcript: string;
+  /** ISO 639-1 code of the language transcribed. */
+  language: string;
+}
+
+export interface EngineReadiness {
+  ok: boolean;
+  /** Why the engine cannot work, e.g. the missing package and the apt command that installs it. */
+  detail?: string;
+}
+
+export interface SttEngine {
+  readonly name: 'openai' | 'local';
+  transcribe(audio: AudioUpload, options: TranscribeOptions): Promise<Transcription>;
+  /** Whether the engine can work now (packages present, key configured), for the readiness answer. */
+  readiness(): Promise<EngineReadiness>;
+  /** Releases workers or pools. */
+  close(): Promise<void>;
+}
