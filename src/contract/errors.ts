@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * SPEC's error model: every failure leaves the service as
@@ -17,12 +17,15 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-  details: Record<string, unknown>;
-  stack?: string;
-}
+/** SPEC's error body as a schema, for the OpenAPI document. */
+export const errorBodySchema = z.object({
+  error: z.string().describe('What went wrong'),
+  code: z.enum(ERROR_CODES),
+  details: z.record(z.string(), z.unknown()).describe('Additional context'),
+  stack: z.string().optional().describe('Stack trace, in development only'),
+});
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
