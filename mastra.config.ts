@@ -42,6 +42,11 @@ const EnvSchema = z.object({
   STREAM_KEEPALIVE_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
   MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(60_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Speech-to-text (POST /stt): see sttConfig below.
+  STT_PROVIDER: z.enum(['openai', 'local']).optional(),
+  STT_MODEL: z.string().trim().min(1).default('whisper-1'),
+  STT_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STT_API_KEY: optionalString,
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
 });
@@ -61,6 +66,7 @@ export interface Config {
   /** SSE comment interval on an idle stream, and how long a run may go without any chunk before it fails. */
   stream: { keepAliveMs: number; idleTimeoutMs: number };
   openMeteo: { geocodingUrl: string; forecastUrl: string; timeoutMs: number };
+  stt: SttConfig;
   logLevel: Env['LOG_LEVEL'];
   isDevelopment: boolean;
 }
@@ -93,9 +99,31 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       forecastUrl: e.OPEN_METEO_FORECAST_URL.replace(/\/$/, ''),
       timeoutMs: e.TOOL_TIMEOUT_MS,
     },
+    stt: sttConfig(e),
     logLevel: e.LOG_LEVEL,
     isDevelopment: e.NODE_ENV === 'development',
   };
+}
+
+/**
+ * The speech-to-text engine: `openai` (any server with OpenAI's `/audio/transcriptions`) or `local` (embedded,
+ * offline, no key). Without STT_PROVIDER, `openai` as soon as a key or a speech server is configured.
+ */
+export type SttConfig =
+  | { provider: 'openai'; apiKey: string; baseURL: string | undefined; model: string; maxRetries: number }
+  | { provider: 'local' };
+
+function sttConfig(e: Env): SttConfig {
+  const provider = e.STT_PROVIDER ?? (e.STT_API_KEY || e.STT_BASE_URL || e.OPENAI_API_KEY ? 'openai' : 'local');
+  if (provider === 'local') return { provider };
+  // A separate speech server never receives the chat key: OPENAI_API_KEY belongs to OPENAI_BASE_URL (or OpenAI).
+  const baseURL = e.STT_BASE_URL ?? e.OPENAI_BASE_URL;
+  const apiKey = e.STT_BASE_URL ? e.STT_API_KEY : (e.STT_API_KEY ?? e.OPENAI_API_KEY);
+  if (!apiKey && !baseURL) {
+    throw new Error('Invalid configuration:\n  STT_PROVIDER: openai needs STT_API_KEY or OPENAI_API_KEY, or STT_BASE_URL for a speech server without keys');
+  }
+  // Self-hosted servers (faster-whisper-server, LocalAI, vLLM) need no key, but the client requires one.
+  return { provider, apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES };
 }
 
 // A bad configuration is an operator's mistake, not a crash: one message, exit 1, no stack trace.
