@@ -77,7 +77,7 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
   const args = ['-v', 'warning', '-print_format', 'json', '-show_entries', 'format=format_name:stream=codec_type,codec_name', '--', path];
   const result = await runProgram('ffprobe', args, signal);
   if (result.failed) throw unsupportedAudio('it could not be read as audio (damaged, truncated or not audio at all)');
-  if (TRUNCATION_WARNINGS.test(result.stderr)) throw unsupportedAudio('it is truncated: it ends before its header says it does');
+  if (TRUNCATION_WARNINGS.test(result.stderr)) throw unsupportedAudio('it is truncated (it ends before its header says it does)');
   const report = JSON.parse(result.stdout) as FfprobeReport;
   const demuxer = report.format?.format_name ?? 'unknown';
   const audio = (report.streams ?? []).find((stream) => stream.codec_type === 'audio');
@@ -92,7 +92,7 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
 async function decodedDuration(path: string, signal?: AbortSignal): Promise<number> {
   const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-f', 'null', '-progress', 'pipe:1', '-nostats', '-'];
   const result = await runProgram('ffmpeg', args, signal);
-  if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated: its audio cannot be decoded to the end');
+  if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated (its audio cannot be decoded to the end)');
   const microseconds = [...result.stdout.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
   return Math.round(Number(microseconds ?? 0) / 1000) / 1000;
 }
