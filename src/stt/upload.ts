@@ -13,7 +13,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ApiError, fromZodError, invalidRequest } from '../contract/errors.ts';
 import { audioTooLarge, sttFields, type SttFields } from '../contract/stt.ts';
 
-export const AUDIO_FIELD = 'audio';
+const AUDIO_FIELD = 'audio';
 
 /** Room for the multipart framing and the small text fields on top of the file itself. */
 const FRAMING_ALLOWANCE_BYTES = 64 * 1024;
@@ -30,7 +30,6 @@ export interface ReceivedAudio {
   path: string;
   /** The client's file name, or `audio` when it sent none. */
   fileName: string;
-  bytes: number;
   fields: SttFields;
 }
 
@@ -109,8 +108,8 @@ async function receive(body: ReadableStream<Uint8Array>, contentType: string, pa
     if (file) await closeFile(file);
     throw error instanceof ApiError ? error : invalidRequest('The upload could not be received.');
   }
-  if (file.stream.bytesRead === 0) throw invalidRequest(`The audio file is empty.`);
-  return { path, fileName: file.fileName, bytes: file.stream.bytesRead, fields: sttFields.parse(fields) };
+  if (file.stream.bytesRead === 0) throw invalidRequest('The audio file is empty.');
+  return { path, fileName: file.fileName, fields: sttFields.parse(fields) };
 }
 
 /** Closes the file on disk, whether or not its pipeline still runs (a destroyed part does not always end it). */
