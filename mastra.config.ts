@@ -58,6 +58,14 @@ const EnvSchema = z.object({
   // Rate limiting per client (token subject, else address); 0 switches it off.
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000).default(60),
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  // Speech-to-text (POST /stt): see sttConfig below.
+  STT_PROVIDER: z.enum(['openai', 'local']).optional(),
+  STT_MODEL: z.string().trim().min(1).default('whisper-1'),
+  STT_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STT_API_KEY: optionalString,
+  // The local engine (PocketSphinx): its model folder, and how many decoder processes (each ~160 MB) it may run.
+  STT_LOCAL_MODEL_DIR: optionalString,
+  STT_LOCAL_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // json (one line per event, for log shippers) | pretty (for people); default: pretty in development only.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
@@ -112,6 +120,7 @@ export interface Config {
   /** Both unset: no authentication. */
   auth: { jwtSecret?: string; jwks?: { jwksUrl: string; issuer?: string; audience?: string } };
   rateLimit: { perMinute: number; trustProxy: boolean };
+  stt: SttConfig;
   logLevel: Env['LOG_LEVEL'];
   logFormat: 'json' | 'pretty';
   isDevelopment: boolean;
@@ -164,10 +173,34 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       jwks: e.AUTH_JWKS_URL ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE } : undefined,
     },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, trustProxy: e.TRUST_PROXY === 'true' },
+    stt: sttConfig(e),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' ? 'pretty' : 'json'),
     isDevelopment: e.NODE_ENV === 'development',
   };
+}
+
+/**
+ * The speech-to-text engine: `openai` (any server with OpenAI's `/audio/transcriptions`) or `local` (embedded,
+ * offline, no key). Without STT_PROVIDER, `openai` as soon as a key or a speech server is configured.
+ */
+export type SttConfig = (
+  | { provider: 'openai'; apiKey: string; baseURL: string | undefined; model: string; maxRetries: number }
+  | { provider: 'local' }
+) & { local: { modelDir?: string; workers?: number } };
+
+function sttConfig(e: Env): SttConfig {
+  const provider = e.STT_PROVIDER ?? (e.STT_API_KEY || e.STT_BASE_URL || e.OPENAI_API_KEY ? 'openai' : 'local');
+  const local = { modelDir: e.STT_LOCAL_MODEL_DIR, workers: e.STT_LOCAL_WORKERS };
+  if (provider === 'local') return { provider, local };
+  // A separate speech server never receives the chat key: OPENAI_API_KEY belongs to OPENAI_BASE_URL (or OpenAI).
+  const baseURL = e.STT_BASE_URL ?? e.OPENAI_BASE_URL;
+  const apiKey = e.STT_BASE_URL ? e.STT_API_KEY : (e.STT_API_KEY ?? e.OPENAI_API_KEY);
+  if (!apiKey && !baseURL) {
+    throw invalidConfiguration(['STT_PROVIDER: openai needs STT_API_KEY or OPENAI_API_KEY, or STT_BASE_URL for a speech server without keys']);
+  }
+  // Self-hosted servers (faster-whisper-server, LocalAI, vLLM) need no key, but the client requires one.
+  return { provider, apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES, local };
 }
 
 /**

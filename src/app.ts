@@ -20,6 +20,7 @@ import { createAgentRoutes, NATIVE_CLIENT_HEADER, THREAD_HEADER } from './routes
 import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createReadyRoute, READY_PATH } from './routes/ready-route.ts';
+import { createSttRoute, type SttRouteDeps } from './routes/stt-route.ts';
 import { createThreadRoutes } from './routes/thread-routes.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
@@ -29,6 +30,9 @@ import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts'
 import { queryGuard } from './security/query-guard.ts';
 import { rateLimit } from './security/rate-limit.ts';
 import { createRouteGate } from './security/route-gate.ts';
+import { MAX_AUDIO_BYTES } from './contract/stt.ts';
+import { createSttEngine } from './stt/index.ts';
+import { createLocalEngine } from './stt/local-engine.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
@@ -45,6 +49,14 @@ const TURN_ANSWER_MARGIN_MS = 5_000;
  * gate could not close it; the companion has no browser tool).
  */
 export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false };
+
+/**
+ * Parts a test may swap: the speech engine (a recording fake) and the upload limits, so route
+ * behaviour is tested without a recogniser or 25 MB of audio. Production passes none.
+ */
+export interface CompanionOverrides {
+  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'tempDir'>>;
+}
 
 /** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
 export interface Companion {
@@ -83,7 +95,7 @@ export function createMastra(config: Config): Mastra {
   return createCompanion(config).mastra;
 }
 
-export function createCompanion(config: Config): Companion {
+export function createCompanion(config: Config, overrides: CompanionOverrides = {}): Companion {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   // The database belongs to conversation memory alone. Given to Mastra as a whole it would also hold
   // the run state of every turn, so an unreachable database would fail stateless turns too; that
@@ -101,6 +113,8 @@ export function createCompanion(config: Config): Companion {
   });
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);
+  const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, { local: () => createLocalEngine(config.stt.local) });
+  const stt = createSttRoute({ engine: sttEngine, maxBytes: MAX_AUDIO_BYTES, isDevelopment: config.isDevelopment, ...overrides.stt });
 
   const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
@@ -128,6 +142,7 @@ export function createCompanion(config: Config): Companion {
           turns: { lock: turnLock, timeoutMs: config.turns.timeoutMs, idleTimeoutMs: config.turns.idleTimeoutMs },
           stream: config.stream,
         }),
+        stt.middleware,
         specOpenAPIDocument({ trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER }),
       ],
       onError: errors.onError,
@@ -138,7 +153,8 @@ export function createCompanion(config: Config): Companion {
       cors: { origin: createCorsOrigin(config.cors), exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
       apiRoutes: [
         ...createThreadRoutes(errors.specErrors),
-        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model) }),
+        stt.route,
+        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
         ...createDocsRoutes(),
       ],
     },
@@ -146,14 +162,14 @@ export function createCompanion(config: Config): Companion {
   return {
     mastra,
     async close() {
-      await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close()]);
+      await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close()]);
     },
   };
 }
 
 /** The whole service as one in-process Hono app (`app.request()` / `app.fetch`), exactly as `npm start` serves it. */
-export async function createApp(config: Config) {
-  const companion = createCompanion(config);
+export async function createApp(config: Config, overrides: CompanionOverrides = {}) {
+  const companion = createCompanion(config, overrides);
   const app = await createHonoServer(companion.mastra, SERVER_OPTIONS);
   return { ...companion, app };
 }

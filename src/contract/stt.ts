@@ -1,0 +1,126 @@
+/**
+ * @module SPEC's speech-to-text operation (`POST /stt`): the multipart fields it takes, the JSON it answers,
+ * and the status and code of each way it can fail.
+ */
+import { z } from 'zod';
+import { AUDIO_FORMATS } from '../stt/engine.ts';
+import { ApiError, invalidRequest, type ErrorCode } from './errors.ts';
+
+/** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it (MiB). */
+export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+
+export const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/**
+ * A BCP 47 tag (`en-US`, `pt_BR`, `zh-Hant-TW`) or an ISO 639-1 code (`en`), reduced to the ISO 639-1
+ * code engines take. Tags whose language has no two-letter code (`fil`, `yue`) are refused, not guessed.
+ */
+export const languageTag = z
+  .string()
+  .trim()
+  .transform((tag, context) => {
+    const language = iso6391Of(tag);
+    if (language === undefined) {
+      context.addIssue({ code: 'custom', message: `"${tag}" is not a BCP 47 language tag or ISO 639-1 code with a two-letter language (e.g. en, en-US, fr)` });
+      return z.NEVER;
+    }
+    return language;
+  })
+  .describe('Language spoken in the audio: BCP 47 (`en-US`) or ISO 639-1 (`en`). Omitted: detected by the engine.');
+
+function iso6391Of(tag: string): string | undefined {
+  let canonical: string;
+  try {
+    // POSIX-style `en_US` is common in clients; BCP 47 spells it `en-US`.
+    [canonical = ''] = Intl.getCanonicalLocales(tag.replaceAll('_', '-'));
+  } catch {
+    return undefined;
+  }
+  const primary = canonical.split('-')[0]!;
+  return primary.length === 2 && languageNames.of(primary) !== undefined ? primary : undefined;
+}
+
+/** The text fields of the multipart body; anything else is refused so a typo does not pass unnoticed. */
+export const sttFields = z.strictObject({ language: languageTag.optional() });
+
+export type SttFields = z.infer<typeof sttFields>;
+
+/** The whole multipart body, for the OpenAPI document (the file part is checked while it streams in). */
+export const sttRequestBody = sttFields.extend({
+  audio: z.file().describe(`The audio file, at most 25 MB: ${ACCEPTED_FORMATS_TEXT}, recognised by content (not by name).`),
+});
+
+export const sttResponse = z.object({
+  transcript: z.string().describe('Transcribed text'),
+  success: z.literal(true).describe('Always true for a successful transcription'),
+  timestamp: z.iso.datetime().describe('ISO 8601 time when the transcription completed'),
+  processingTime: z.number().int().nonnegative().describe('Milliseconds from the complete upload to the transcript'),
+  language: z.string().regex(/^[a-z]{2}$/).describe('ISO 639-1 code of the language transcribed'),
+  durationSeconds: z.number().nonnegative().describe('Length of the audio in seconds'),
+  engine: z.enum(['openai', 'local']).describe('The engine that transcribed it'),
+});
+
+export type SttResponse = z.infer<typeof sttResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Failures
+// ---------------------------------------------------------------------------------------------
+
+export function audioTooLarge(maxBytes: number) {
+  return new ApiError(413, 'INVALID_REQUEST', `The audio file is larger than the ${formatMegabytes(maxBytes)} limit.`, { maxBytes });
+}
+
+function formatMegabytes(bytes: number) {
+  return `${Number((bytes / 1024 / 1024).toFixed(2))} MB`;
+}
+
+/** Not audio the service takes: the reason, and what it does take. */
+export function unsupportedAudio(reason: string) {
+  return invalidRequest(`The file is not audio in an accepted format (${ACCEPTED_FORMATS_TEXT}): ${reason}.`, {
+    acceptedFormats: [...AUDIO_FORMATS],
+    reason,
+  });
+}
+
+/** A program the service needs is missing: which one, and the command that installs it. */
+export function missingProgram(program: string, aptPackage: string) {
+  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', `Speech-to-text needs \`${program}\`, which is not installed: run \`apt-get install -y ${aptPackage}\`.`, {
+    program,
+    install: `apt-get install -y ${aptPackage}`,
+  });
+}
+
+export interface ProviderFailure {
+  /** Undefined when the provider could not be reached at all. */
+  status?: number;
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/**
+ * A transcription provider's HTTP failure. The provider's own message is not passed on: it can echo keys,
+ * URLs or request details. Its status is.
+ */
+export function providerFailure({ status, retryAfterSeconds, cause }: ProviderFailure): ApiError {
+  const fail = (httpStatus: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}) =>
+    new ApiError(httpStatus, code, message, status === undefined ? details : { upstreamStatus: status, ...details }, cause);
+  if (status === undefined) return fail(500, 'AUDIO_PROCESSING_ERROR', 'The speech-to-text provider could not be reached.');
+  if (status === 401 || status === 403) {
+    return fail(500, 'AUDIO_PROCESSING_ERROR', 'The speech-to-text provider refused the API key: check STT_API_KEY (or OPENAI_API_KEY).');
+  }
+  if (status === 429) {
+    const retry = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
+    return fail(429, 'RATE_LIMITED', 'The speech-to-text provider is rate limiting requests; try again shortly.', retry);
+  }
+  if (status === 400 || status === 415 || status === 422) return fail(400, 'INVALID_REQUEST', 'The speech-to-text provider could not use this audio file.');
+  if (status === 413) return fail(413, 'INVALID_REQUEST', 'The audio file is larger than the speech-to-text provider accepts.');
+  return fail(500, 'AUDIO_PROCESSING_ERROR', `The speech-to-text provider failed (upstream status ${status}).`);
+}
+
+/** Any failure of a transcription, as SPEC's error. */
+export function toSttError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'Speech-to-text failed.', {}, error);
+}

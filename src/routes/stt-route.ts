@@ -1,0 +1,104 @@
+/**
+ * @module SPEC's `POST /stt`: receives one audio file (streamed to disk under the size limit), decides its
+ * format by content, has the configured engine transcribe it, and answers SPEC's speech-to-text response.
+ * A rejected upload never reaches the engine; the temporary file is deleted whatever happens.
+ */
+import { registerApiRoute, type ApiRoute, type DescribeRouteOptions } from '@mastra/core/server';
+import type { Context, MiddlewareHandler } from 'hono';
+import { tmpdir } from 'node:os';
+import type { z } from 'zod';
+import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
+import { sttRequestBody, sttResponse, toSttError } from '../contract/stt.ts';
+import type { SttEngine } from '../stt/engine.ts';
+import { probeAudio } from '../stt/probe.ts';
+import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
+import { streamCustomRouteBody } from './custom-route-body.ts';
+import './context.ts';
+
+export const STT_PATH = '/stt';
+
+export interface SttRouteDeps {
+  engine: SttEngine;
+  /** The largest audio file accepted, in bytes (SPEC: 25 MB, `MAX_AUDIO_BYTES`). */
+  maxBytes: number;
+  /** Where uploads are kept while they are transcribed; the system's temporary folder by default. */
+  tempDir?: string;
+  isDevelopment: boolean;
+}
+
+/**
+ * The route, and the server middleware it needs on its path so the upload streams instead of being
+ * buffered (see custom-route-body.ts). Register both: `apiRoutes: [route]`, `middleware: [middleware]`.
+ */
+export function createSttRoute(deps: SttRouteDeps): { route: ApiRoute; middleware: { path: string; handler: MiddlewareHandler } } {
+  const route = registerApiRoute(STT_PATH, {
+    method: 'POST',
+    openapi: OPENAPI,
+    handler: (c) => transcribeUpload(c, deps),
+  });
+  return { route, middleware: { path: STT_PATH, handler: streamCustomRouteBody } };
+}
+
+async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Response> {
+  const signal = c.req.raw.signal;
+  try {
+    const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir() }, (upload) =>
+      transcribe(upload, deps.engine, signal),
+    );
+    return c.json(body);
+  } catch (error) {
+    return errorResponse(c, toSttError(error), deps.isDevelopment);
+  }
+}
+
+async function transcribe(upload: ReceivedAudio, engine: SttEngine, signal: AbortSignal) {
+  const started = performance.now();
+  const { format, durationSeconds } = await probeAudio(upload.path, signal);
+  const result = await engine.transcribe(
+    { path: upload.path, format, durationSeconds, fileName: upload.fileName },
+    { language: upload.fields.language, signal },
+  );
+  return sttResponse.parse({
+    transcript: result.transcript,
+    success: true,
+    timestamp: new Date().toISOString(),
+    processingTime: Math.round(performance.now() - started),
+    language: result.language,
+    durationSeconds,
+    engine: engine.name,
+  });
+}
+
+function errorResponse(c: Context, error: ApiError, isDevelopment: boolean): Response {
+  // A client that hung up caused its own failure and reads no answer: nothing to log.
+  if (error.status >= 500 && !c.req.raw.signal.aborted) {
+    c.get('mastra').getLogger().error('speech-to-text failed', { code: error.code, error: error.cause ?? error });
+  }
+  const retryAfter = error.details.retryAfterSeconds;
+  const headers: Record<string, string> = typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {};
+  return c.json(errorBody(error, { isDevelopment }), error.status as 400, headers);
+}
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+
+// Mastra turns the zod schemas into JSON Schema when it builds /api/openapi.json (documented in
+// docs-server-custom-api-routes.md); hono-openapi's type for the option only knows JSON Schema objects.
+const OPENAPI = {
+  summary: 'Transcribe an audio file',
+  description:
+    'Upload one audio file as multipart/form-data in field `audio` (at most 25 MB; MP3, WAV, M4A, FLAC, OGG or WEBM, ' +
+    'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language.',
+  tags: ['Speech-to-text'],
+  requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
+  responses: {
+    200: { description: 'The transcript', content: json(sttResponse) },
+    400: { description: 'No audio file, a bad form field, or not audio in an accepted format', content: json(errorBodySchema) },
+    413: { description: 'The audio file is larger than 25 MB', content: json(errorBodySchema) },
+    429: {
+      description: 'The speech-to-text provider is rate limiting; `Retry-After` says when to try again',
+      headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+      content: json(errorBodySchema),
+    },
+    500: { description: 'Transcription failed, or the provider refused the API key', content: json(errorBodySchema) },
+  },
+} as unknown as DescribeRouteOptions;

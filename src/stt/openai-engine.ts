@@ -1,0 +1,65 @@
+/**
+ * @module The `openai` speech-to-text engine: the AI SDK's `transcribe` with `@ai-sdk/openai`'s
+ * transcription model, i.e. `POST {baseURL}/audio/transcriptions`. It works with OpenAI and with any
+ * server that speaks that endpoint (faster-whisper-server, LocalAI, vLLM).
+ */
+import { createOpenAI } from '@ai-sdk/openai';
+import { APICallError, RetryError, transcribe } from 'ai';
+import { readFile } from 'node:fs/promises';
+import { providerFailure, toSttError } from '../contract/stt.ts';
+import type { SttEngine } from './engine.ts';
+
+export interface OpenAIEngineOptions {
+  apiKey: string;
+  /** e.g. `http://localhost:8000/v1`; OpenAI's when undefined. */
+  baseURL?: string;
+  model?: string;
+  /** Retries of a failed call (429, 5xx, network), with the SDK's backoff. */
+  maxRetries?: number;
+}
+
+export function createOpenAIEngine({ apiKey, baseURL, model = 'whisper-1', maxRetries = 2 }: OpenAIEngineOptions): SttEngine {
+  const transcriptionModel = createOpenAI({ apiKey, baseURL }).transcription(model);
+  return {
+    name: 'openai',
+    async transcribe(audio, { language, signal }) {
+      // The SDK sends bytes; the route has already bounded them to the upload limit.
+      const data = await readFile(audio.path, { signal });
+      try {
+        const result = await transcribe({
+          model: transcriptionModel,
+          audio: data,
+          providerOptions: language ? { openai: { language } } : {},
+          maxRetries,
+          abortSignal: signal,
+        });
+        // SPEC: English unless detected otherwise; models that do not report a language get the one asked for.
+        return { transcript: result.text.trim(), language: result.language ?? language ?? 'en' };
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    // The configuration guarantees a key or a base URL; whether the server accepts them shows on the first call.
+    readiness: async () => ({ ok: true }),
+    close: async () => {},
+  };
+}
+
+function classify(error: unknown) {
+  // After the last retry the SDK wraps the provider's answer in a RetryError.
+  const failure = RetryError.isInstance(error) ? error.lastError : error;
+  if (!APICallError.isInstance(failure)) return toSttError(error);
+  return providerFailure({ status: failure.statusCode, retryAfterSeconds: retryAfterSeconds(failure.responseHeaders), cause: error });
+}
+
+/** The provider's `retry-after-ms` or `retry-after` (seconds or an HTTP date), in whole seconds. */
+function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
+  const milliseconds = Number(headers?.['retry-after-ms']);
+  if (headers?.['retry-after-ms'] && Number.isFinite(milliseconds)) return Math.max(0, Math.ceil(milliseconds / 1000));
+  const value = headers?.['retry-after'];
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}

@@ -1,0 +1,117 @@
+/**
+ * @module Decides what an upload is from its content alone, never its name or the client's content type:
+ * its first bytes must be one of the accepted containers, `ffprobe` must find an accepted audio codec in
+ * it, and `ffmpeg` must decode its audio from start to end without an error (which catches damaged and
+ * truncated files, and measures the duration even when the container does not state it).
+ */
+import { execFile } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
+import type { AudioFormat } from './engine.ts';
+
+const run = promisify(execFile);
+
+export interface ProbedAudio {
+  format: AudioFormat;
+  durationSeconds: number;
+}
+
+/** Generous: decoding 25 MB of MP3 takes about a second of one core. */
+const PROGRAM_TIMEOUT_MS = 120_000;
+
+/** How each accepted format looks to ffprobe: its demuxer's name and the audio codecs it may hold. */
+const FORMATS: Record<AudioFormat, { demuxer: string; codecs: RegExp }> = {
+  mp3: { demuxer: 'mp3', codecs: /^mp3$/ },
+  wav: { demuxer: 'wav', codecs: /^pcm_/ },
+  m4a: { demuxer: 'mov,mp4,m4a,3gp,3g2,mj2', codecs: /^(aac|alac)$/ },
+  flac: { demuxer: 'flac', codecs: /^flac$/ },
+  ogg: { demuxer: 'ogg', codecs: /^(vorbis|opus)$/ },
+  webm: { demuxer: 'matroska,webm', codecs: /^(opus|vorbis)$/ },
+};
+
+/** ffprobe's warnings that mean the file ends before its own header says it does. */
+const TRUNCATION_WARNINGS = /filesize and duration do not match|partial file|ended prematurely/i;
+
+export async function probeAudio(path: string, signal?: AbortSignal): Promise<ProbedAudio> {
+  const candidates = formatsBySignature(await readHead(path));
+  if (candidates.length === 0) throw unsupportedAudio('its content is not audio in any of these formats');
+  const format = await containedFormat(path, candidates, signal);
+  const durationSeconds = await decodedDuration(path, signal);
+  if (durationSeconds === 0) throw unsupportedAudio('it contains no audio samples');
+  return { format, durationSeconds };
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const file = await open(path);
+  try {
+    const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(64), position: 0 });
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/** The accepted formats whose signature the file starts with; empty for anything else. */
+function formatsBySignature(head: Buffer): AudioFormat[] {
+  const text = (start: number, end: number) => head.toString('latin1', start, end);
+  // An ID3 tag can precede MP3 and (though non-standard) FLAC; ffprobe tells them apart.
+  if (text(0, 3) === 'ID3') return ['mp3', 'flac'];
+  // An MPEG audio frame header: 11 sync bits.
+  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xe0) === 0xe0) return ['mp3'];
+  if (text(0, 4) === 'RIFF' && text(8, 12) === 'WAVE') return ['wav'];
+  if (text(4, 8) === 'ftyp') return ['m4a'];
+  if (text(0, 4) === 'fLaC') return ['flac'];
+  if (text(0, 4) === 'OggS') return ['ogg'];
+  // EBML: WebM, or another Matroska file, which is not accepted; the header's DocType says which.
+  if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) return text(0, head.length).includes('webm') ? ['webm'] : [];
+  return [];
+}
+
+interface FfprobeReport {
+  format?: { format_name?: string };
+  streams?: Array<{ codec_type?: string; codec_name?: string }>;
+}
+
+async function containedFormat(path: string, candidates: AudioFormat[], signal?: AbortSignal): Promise<AudioFormat> {
+  const args = ['-v', 'warning', '-print_format', 'json', '-show_entries', 'format=format_name:stream=codec_type,codec_name', '--', path];
+  const result = await runProgram('ffprobe', args, signal);
+  if (result.failed) throw unsupportedAudio('it could not be read as audio (damaged, truncated or not audio at all)');
+  if (TRUNCATION_WARNINGS.test(result.stderr)) throw unsupportedAudio('it is truncated (it ends before its header says it does)');
+  const report = JSON.parse(result.stdout) as FfprobeReport;
+  const demuxer = report.format?.format_name ?? 'unknown';
+  const audio = (report.streams ?? []).find((stream) => stream.codec_type === 'audio');
+  if (audio === undefined) throw unsupportedAudio('it contains no audio stream');
+  const codec = audio.codec_name ?? 'unknown';
+  const format = candidates.find((candidate) => FORMATS[candidate].demuxer === demuxer && FORMATS[candidate].codecs.test(codec));
+  if (format === undefined) throw unsupportedAudio(`it holds ${codec} audio in a ${demuxer} container`);
+  return format;
+}
+
+/** Decodes the first audio stream to nowhere: any decoding error means a damaged file. */
+async function decodedDuration(path: string, signal?: AbortSignal): Promise<number> {
+  const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-f', 'null', '-progress', 'pipe:1', '-nostats', '-'];
+  const result = await runProgram('ffmpeg', args, signal);
+  if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated (its audio cannot be decoded to the end)');
+  const microseconds = [...result.stdout.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
+  return Math.round(Number(microseconds ?? 0) / 1000) / 1000;
+}
+
+interface ProgramResult {
+  stdout: string;
+  stderr: string;
+  /** It ran and exited with an error status. */
+  failed: boolean;
+}
+
+async function runProgram(program: 'ffprobe' | 'ffmpeg', args: string[], signal?: AbortSignal): Promise<ProgramResult> {
+  try {
+    const { stdout, stderr } = await run(program, args, { signal, timeout: PROGRAM_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
+    return { stdout, stderr, failed: false };
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string; killed?: boolean };
+    if (failure.code === 'ENOENT') throw missingProgram(program, 'ffmpeg');
+    if (typeof failure.code === 'number' && !failure.killed) return { stdout: failure.stdout ?? '', stderr: failure.stderr ?? '', failed: true };
+    throw toSttError(error);
+  }
+}

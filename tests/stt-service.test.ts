@@ -1,0 +1,129 @@
+/**
+ * POST /stt in a real server process, where it matters: an upload over 25 MB is refused before it has
+ * been sent whole, and four transcriptions in flight leave `/health` answering. (That the server keeps
+ * no copy of an upload is src/routes/custom-route-body.test.ts's: its resident memory also counts
+ * garbage not yet collected, about twice the bytes read, so it cannot tell.)
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_AUDIO_BYTES } from '../src/contract/stt.ts';
+import { makeAudioFixtures, type AudioFixtures } from './fixtures/audio.ts';
+import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
+import { startService, type RunningService } from './fixtures/service.ts';
+
+const MB = 1024 * 1024;
+
+let standIn: OpenAIStandIn;
+let service: RunningService;
+let audio: AudioFixtures;
+
+beforeAll(async () => {
+  standIn = await startOpenAIStandIn();
+  audio = await makeAudioFixtures(await mkdtemp(join(tmpdir(), 'stt-audio-')));
+  service = await startService({ STT_PROVIDER: 'openai', STT_BASE_URL: standIn.baseURL, STT_API_KEY: 'test-key', DATABASE_URL: 'none' });
+});
+beforeEach(() => standIn.reset());
+afterAll(async () => {
+  await service?.stop();
+  await standIn?.close();
+});
+
+interface WithheldUpload {
+  /** how many bytes of the file to send before waiting for the answer */
+  sendFileBytes: number;
+  /** the whole file's size, declared in Content-Length when `declareLength` */
+  fileBytes: number;
+  declareLength?: boolean;
+}
+
+/**
+ * Sends a multipart upload of zeros but withholds its end: only an answer given before the body is
+ * complete can arrive. Resolves with that answer and how much of the body was never sent.
+ */
+function withheldUpload(url: string, { sendFileBytes, fileBytes, declareLength = false }: WithheldUpload) {
+  const boundary = 'withheld-upload';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="huge.wav"\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+  if (declareLength) headers['content-length'] = String(head.length + fileBytes + tail.length);
+  return new Promise<{ status: number; body: any; unsentBytes: number }>((resolve, reject) => {
+    let sent = 0;
+    const upload = request(`${url}/stt`, { method: 'POST', headers });
+    upload.on('error', reject);
+    upload.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        upload.destroy();
+        resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()), unsentBytes: fileBytes - sent });
+      });
+    });
+    const chunk = Buffer.alloc(256 * 1024);
+    upload.write(head);
+    const sendMore = () => {
+      while (sent < sendFileBytes) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, sendFileBytes - sent));
+        sent += piece.length;
+        if (!upload.write(piece)) return void upload.once('drain', sendMore);
+      }
+    };
+    sendMore();
+  });
+}
+
+describe('an upload over 25 MB', () => {
+  it('is refused with 413 while the client is still sending it', async () => {
+    // 26 MB declared by nothing but the bytes themselves: the client sends the first 25.25 MB, then waits.
+    const answer = await withheldUpload(service.url, { fileBytes: 26 * MB, sendFileBytes: MAX_AUDIO_BYTES + MB / 4 });
+
+    expect(answer.status).toBe(413);
+    expect(answer.body).toEqual({ error: 'The audio file is larger than the 25 MB limit.', code: 'INVALID_REQUEST', details: { maxBytes: MAX_AUDIO_BYTES } });
+    expect(answer.unsentBytes).toBeGreaterThan(0);
+    expect(standIn.requests).toEqual([]);
+  });
+
+  it('is refused with 413 before any of it is sent when its Content-Length says so', async () => {
+    const answer = await withheldUpload(service.url, { fileBytes: 26 * MB, sendFileBytes: 0, declareLength: true });
+
+    expect(answer.status).toBe(413);
+    expect(answer.body.code).toBe('INVALID_REQUEST');
+    expect(answer.unsentBytes).toBe(26 * MB);
+  });
+});
+
+describe('four transcriptions at once', () => {
+  it('are all in flight together while /health answers, then all answered', async () => {
+    const fourAtProvider = deferred();
+    const release = deferred();
+    standIn.beforeReply = async () => {
+      if (standIn.requests.length === 4) fourAtProvider.resolve();
+      await release.promise;
+    };
+    const texts = ['One.', 'Two.', 'Three.', 'Four.'];
+    standIn.script(...texts.map((text) => ({ text })));
+    const memo = new Uint8Array(await audio.read('memo.m4a'));
+    let settled = 0;
+
+    const transcriptions = texts.map(async () => {
+      const form = new FormData();
+      form.append('audio', new File([memo], 'memo.m4a'));
+      const response = await fetch(`${service.url}/stt`, { method: 'POST', body: form });
+      settled++;
+      return { status: response.status, body: await response.json() };
+    });
+    await fourAtProvider.promise;
+    const health = await fetch(`${service.url}/health`);
+    const settledWhileHealthAnswered = settled;
+    release.resolve();
+    const answers = await Promise.all(transcriptions);
+
+    expect(health.status).toBe(200);
+    expect(settledWhileHealthAnswered).toBe(0);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect(answers.map((answer) => answer.body.transcript).sort()).toEqual([...texts].sort());
+    expect(answers.every((answer) => answer.body.engine === 'openai' && answer.body.durationSeconds > 0)).toBe(true);
+  });
+});
