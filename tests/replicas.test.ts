@@ -5,7 +5,7 @@ import { conversationOf } from './fixtures/spec-requests.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
 import { startService, type RunningService } from './fixtures/service.ts';
-import { eventsOf, sseFrames } from './fixtures/sse.ts';
+import { eventsOf, readUntilEvent, sseFrames } from './fixtures/sse.ts';
 
 // Two replicas of the service on one PostgreSQL store, sharing one model stand-in.
 let postgres: RunningPostgres;
@@ -33,7 +33,7 @@ async function holdTurnOnFirstReplica(ids: { threadId: string; resourceId: strin
   h.model.script({ text: ['Tea is', ' lovely.'] }, { text: 'You asked about tea.' });
   h.model.beforeChunk = (index) => (index === 1 ? gate.promise : undefined);
   const frames = sseFrames(await h.post(STREAM, { ...userSays('Tell me about tea.'), ...ids }));
-  for await (const raw of frames) if (eventsOf([raw])[0]?.type === 'text') break;
+  await readUntilEvent(frames, 'text');
   return { gate, frames };
 }
 

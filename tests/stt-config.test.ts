@@ -3,8 +3,8 @@ import { parseConfig } from '../mastra.config.ts';
 
 describe('speech-to-text configuration', () => {
   it('is the local engine when no key and no speech server is configured, even with a chat server', () => {
-    expect(parseConfig({}).stt).toEqual({ provider: 'local' });
-    expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1' }).stt).toEqual({ provider: 'local' });
+    expect(parseConfig({}).stt).toMatchObject({ provider: 'local' });
+    expect(parseConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1' }).stt).toMatchObject({ provider: 'local' });
   });
 
   it('is OpenAI with the chat key and whisper-1 as soon as OPENAI_API_KEY is set', () => {
@@ -14,6 +14,7 @@ describe('speech-to-text configuration', () => {
       baseURL: undefined,
       model: 'whisper-1',
       maxRetries: 1,
+      local: { modelDir: undefined, workers: undefined },
     });
   });
 
@@ -23,8 +24,13 @@ describe('speech-to-text configuration', () => {
     expect(parseConfig({ ...env, STT_API_KEY: 'whisper-key' }).stt).toMatchObject({ apiKey: 'whisper-key' });
   });
 
+  it('passes the local engine its model folder and worker count', () => {
+    expect(parseConfig({ STT_LOCAL_MODEL_DIR: '/models/en-us', STT_LOCAL_WORKERS: '3' }).stt.local).toEqual({ modelDir: '/models/en-us', workers: 3 });
+    expect(() => parseConfig({ STT_LOCAL_WORKERS: '0' })).toThrowError(/STT_LOCAL_WORKERS/);
+  });
+
   it('takes STT_PROVIDER over the default, and refuses openai with nothing to reach it by', () => {
-    expect(parseConfig({ OPENAI_API_KEY: 'sk-chat', STT_PROVIDER: 'local' }).stt).toEqual({ provider: 'local' });
+    expect(parseConfig({ OPENAI_API_KEY: 'sk-chat', STT_PROVIDER: 'local' }).stt).toMatchObject({ provider: 'local' });
     expect(parseConfig({ STT_PROVIDER: 'openai', OPENAI_BASE_URL: 'http://localai:8080/v1' }).stt).toMatchObject({ apiKey: 'not-needed', baseURL: 'http://localai:8080/v1' });
     expect(() => parseConfig({ STT_PROVIDER: 'openai' })).toThrowError(/^Invalid configuration:\n {2}STT_PROVIDER: openai needs STT_API_KEY or OPENAI_API_KEY/);
     expect(() => parseConfig({ STT_PROVIDER: 'whisper', STT_BASE_URL: 'not a url' })).toThrowError(/STT_PROVIDER: .*\n {2}STT_BASE_URL: /);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
-import { eventsOf, readFrames, sseFrames } from './fixtures/sse.ts';
+import { eventsOf, readFrames, readUntilEvent, sseFrames } from './fixtures/sse.ts';
 
 // Short limits, so every bound shows within a test: the model may be silent for 1.5 s (a retry waits 1 s), a turn
 // may take 4 s (queue wait included), one turn may wait behind a thread's running one, a 429 is retried twice.
@@ -42,7 +42,7 @@ async function startHeldTurn(ids: { threadId: string; resourceId: string }) {
   h.model.script({ text: ['first', ' second'] });
   h.model.beforeChunk = (index) => (index === 1 ? gate.promise : undefined);
   const frames = sseFrames(await send(STREAM, { ...userSays('Hold on'), ...ids }));
-  for await (const raw of frames) if (eventsOf([raw])[0]?.type === 'text') break;
+  await readUntilEvent(frames, 'text');
   return {
     async finish() {
       gate.resolve();

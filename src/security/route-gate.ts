@@ -40,6 +40,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'GET', path: '/ready' },
   { method: 'GET', path: '/api/openapi.json' },
   { method: 'GET', path: '/docs' },
+  // The docs page's own script and its offline Swagger UI assets.
+  { method: 'GET', path: '/docs/:asset' },
 ];
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
