@@ -91,5 +91,6 @@ it('drops clients that stop reading, aborts their model calls, and keeps the ser
   // Measured: 351 → 640 → 652 MB alone, 340 → 599 → 745 MB beside other suites (a busier server drops later).
   // Without the drop, every stalled run stays held: 355 → 476 → 1095 MB.
   expect(secondWave.peakMb - firstWave.peakMb).toBeLessThan(300);
-  expect(secondWave.peakMb - before.nowMb).toBeLessThan(550);
+  // Between the two: a bound that a busy CI machine still meets and a server without the drop does not (+740 MB).
+  expect(secondWave.peakMb - before.nowMb).toBeLessThan(650);
 }, 90_000);

@@ -41,6 +41,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'GET', path: '/api/openapi.json' },
   { method: 'GET', path: '/docs' },
   // The docs page's own script and its offline Swagger UI assets.
+  { method: 'GET', path: '/docs/init.js' },
   { method: 'GET', path: '/docs/:asset' },
 ];
 
