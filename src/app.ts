@@ -5,13 +5,14 @@
  * call it with the environment's configuration; tests call it with their own.
  */
 import { Mastra } from '@mastra/core/mastra';
-import { InMemoryStore } from '@mastra/core/storage';
+import { InMemoryStore, MastraCompositeStore } from '@mastra/core/storage';
 import { createHonoServer } from '@mastra/deployer/server';
 import type { Config } from '../mastra.config.ts';
 import { COMPANION_AGENT_ID, createCompanionAgent } from './mastra/agents/companion-agent.ts';
 import { createMemory } from './mastra/memory.ts';
 import { createStorage } from './mastra/storage.ts';
 import { createLogger } from './observability/logger.ts';
+import { createTracing, type Tracing } from './observability/tracing.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
@@ -45,10 +46,19 @@ export function createMastra(config: Config): Mastra {
   return createCompanion(config).mastra;
 }
 
+/**
+ * Mastra's own store. The database belongs to conversation memory alone: given to Mastra as a
+ * whole it would also hold the run state of every turn, so an unreachable database would fail
+ * stateless turns too; that short-lived state stays in process instead (said explicitly, which
+ * also silences Mastra's warning). Traces, with tracing on, go to their own local store.
+ */
+function mastraStore(tracing: Tracing | undefined) {
+  const runState = new InMemoryStore({ id: 'run-state' });
+  if (!tracing) return runState;
+  return new MastraCompositeStore({ id: 'run-state-and-traces', default: runState, domains: { observability: tracing.store } });
+}
+
 export function createCompanion(config: Config): Companion {
-  // The database belongs to conversation memory alone. Given to Mastra as a whole it would also hold
-  // the run state of every turn, so an unreachable database would fail stateless turns too; that
-  // short-lived state stays in process instead (said explicitly, which also silences Mastra's warning).
   const storage = createStorage(config.databaseUrl);
   const memory = createMemory(storage, config.memory);
   // Several replicas on one PostgreSQL share each client's count; otherwise it is counted in process.
@@ -61,11 +71,14 @@ export function createCompanion(config: Config): Companion {
   });
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  const tracing = config.tracing && createTracing({ storePath: config.tracing.storePath, logLevel: config.logLevel, logger });
 
   const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
-    storage: new InMemoryStore({ id: 'run-state' }),
-    logger: createLogger({ level: config.logLevel, format: config.logFormat }),
+    storage: mastraStore(tracing),
+    ...(tracing && { observability: tracing.observability }),
+    logger,
     server: {
       port: config.server.port,
       host: config.server.host,
@@ -90,7 +103,7 @@ export function createCompanion(config: Config): Companion {
   return {
     mastra,
     async close() {
-      await Promise.all([storage?.close(), rateLimitStore?.close()]);
+      await Promise.all([storage?.close(), rateLimitStore?.close(), tracing?.close()]);
     },
   };
 }
