@@ -4,6 +4,7 @@ import type { MastraMemory } from '@mastra/core/memory';
 import type { RequestContext } from '@mastra/core/request-context';
 import type { Config } from '../../../mastra.config.ts';
 import { createCompanionModel, modelProviderOptions } from '../model.ts';
+import { readableToolErrors } from '../processors/readable-tool-errors.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
 import { spiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
@@ -38,6 +39,7 @@ export function createCompanionAgent({ model, modelMaxRetries, openMeteo, memory
       spiritualDestinationsTool,
     },
     memory,
+    outputProcessors: [readableToolErrors],
     defaultOptions: { providerOptions: modelProviderOptions(model) },
   });
 }
