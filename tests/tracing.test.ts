@@ -35,7 +35,7 @@ async function companion(env: Record<string, string>) {
 
 type App = Awaited<ReturnType<typeof companion>>['app'];
 
-async function weatherTurn(app: App) {
+async function weatherTurn(app: App): Promise<string> {
   model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Mild in Paris.' });
   const response = await app.request(GENERATE, {
     method: 'POST',
@@ -44,6 +44,7 @@ async function weatherTurn(app: App) {
   });
   expect(response.status).toBe(200);
   expect((await response.json()).text).toBe('Mild in Paris.');
+  return response.headers.get('x-trace-id')!;
 }
 
 /** Studio's own query for the Traces page; spans are written in batches, so this waits for the first trace. */
@@ -77,9 +78,11 @@ describe('tracing on', () => {
       // The only exporter writes to the local store: nothing of a prompt leaves the machine.
       expect(exporters).toEqual(['mastra-storage-exporter']);
 
-      await weatherTurn(app);
+      const requestTraceId = await weatherTurn(app);
       const trace = await firstTrace(app);
       expect(trace).toMatchObject({ entityId: 'companionAgent', threadId: 'trip', resourceId: 'ana', status: 'success' });
+      // The request's x-trace-id (also in its log line) finds the trace.
+      expect(trace.metadata).toMatchObject({ requestTraceId });
 
       const { spans } = await (await app.request(`/api/observability/traces/${trace.traceId}`)).json();
       const span = (name: string) => spans.find((s: { name: string }) => s.name === name);

@@ -78,6 +78,8 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     options: {
       requestContext,
       memory: thread ? { thread: thread.threadId, resource: thread.resourceId } : undefined,
+      // With tracing on, the turn's trace carries the request's x-trace-id: a log line leads to its trace.
+      tracingOptions: { metadata: { requestTraceId: c.get('traceId') } },
     },
     ids: { threadId: thread?.threadId, resourceId: thread?.resourceId },
     /** Lets the thread's next turn start; call it once this turn's messages are stored. */
