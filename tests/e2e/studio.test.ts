@@ -77,7 +77,8 @@ afterAll(async () => {
 
 async function screenshot(name: string) {
   const path = join(screenshots, `${name}.png`);
-  await page.screenshot({ path });
+  // Finished animations: an expanding panel is shown open.
+  await page.screenshot({ path, animations: 'disabled' });
   return path;
 }
 
