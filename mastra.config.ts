@@ -4,9 +4,12 @@
  * (`src/server.ts`, `src/mastra/index.ts`), then handed to the composition root.
  * Every key is documented in `.env.example`; an empty value means "unset", so a
  * copied `.env.example` starts the service; bad values stop start-up with one
- * message naming each bad key.
+ * message naming each bad key. Relative paths are resolved against the project
+ * root, never the working directory, so `npm start`, `npm run dev` (which runs in
+ * `src/mastra/public`) and the built output share one database and one `.env`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CorsOriginOptions } from './src/security/cors-origin.ts';
 import type { ServerMode } from './src/security/route-gate.ts';
@@ -29,12 +32,15 @@ const EnvSchema = z.object({
   OPENAI_API: z.enum(['chat', 'responses']).default('chat'),
   MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
   MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  // Where local files live (the LibSQL database, traces), relative to the project root.
+  DATA_DIR: z.string().trim().min(1).default('data'),
+  // Default: file:<DATA_DIR>/companion.db. A relative file: path is relative to the project root.
   DATABASE_URL: z
     .string()
     .trim()
-    .default('file:./data/companion.db')
+    .optional()
     // Checked here, not only in createStorage, so a typo stops start-up alongside every other bad key.
-    .refine((url) => url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
+    .refine((url) => url === undefined || url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
       error: `must start with ${DATABASE_SCHEMES_TEXT}, or be "none" to switch storage off`,
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
@@ -77,7 +83,13 @@ const EnvSchema = z.object({
     .transform((list) => list.split(',').map((origin) => origin.trim()).filter(Boolean))
     .pipe(z.array(z.string().refine(isOrigin, { error: (issue) => `"${issue.input}" is not an origin like https://app.example.com` })))
     .optional(),
+  // Mastra traces (spans of every turn, tool call and model call) in a local DuckDB file, shown by
+  // Studio. Default: on under `npm run dev`, off otherwise (each span costs a little time and disk).
+  TRACING: z.enum(['on', 'off']).optional(),
 });
+
+/** Every configuration key, as `.env.example` and the README list them. */
+export const CONFIG_KEYS = Object.keys(EnvSchema.shape);
 
 function isOrigin(text: string): boolean {
   return URL.canParse(text) && new URL(text).origin === text;
@@ -106,8 +118,10 @@ export interface Config {
   modelMaxRetries: number;
   /** The most tokens one model call may write (`maxOutputTokens`). */
   modelMaxOutputTokens: number;
-  /** `undefined` when storage is switched off (`DATABASE_URL=none`). */
+  /** `undefined` when storage is switched off (`DATABASE_URL=none`); a `file:` URL is always absolute. */
   databaseUrl: string | undefined;
+  /** Where traces are kept; `undefined` when tracing is off. */
+  tracing: { storePath: string } | undefined;
   memory: { lastMessages: number };
   /**
    * Bounds of one turn: its whole time, queue wait included (`timeoutMs`); how long the model may
@@ -131,11 +145,48 @@ function withoutEmptyValues(env: Record<string, string | undefined>) {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
 }
 
+/**
+ * The folder of the nearest `package.json` named companion-agent above `from`: the
+ * checkout, whether this module runs from source or from a build in `.mastra/output`.
+ * A built output deployed on its own has none: its working directory is the root then.
+ */
+export function findProjectRoot(from: string = import.meta.dirname, fallback: string = process.cwd()): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (packageNameIn(dir) === 'companion-agent') return dir;
+    if (dirname(dir) === dir) return fallback;
+  }
+}
+
+function packageNameIn(dir: string): string | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A relative `file:` URL made absolute against `root`; other URLs (servers, `file://`, `:memory:`) as given. */
+export function resolveFileUrl(url: string, root: string): string {
+  if (schemeOf(url) !== 'file:') return url;
+  const path = url.slice('file:'.length);
+  if (path.startsWith('//') || path === ':memory:' || isAbsolute(path)) return url;
+  return `file:${resolve(root, path)}`;
+}
+
+function databaseUrlOf(url: string | undefined, dataDir: string, root: string): string | undefined {
+  if (url === 'none') return undefined;
+  return url === undefined ? `file:${join(dataDir, 'companion.db')}` : resolveFileUrl(url, root);
+}
+
 function invalidConfiguration(problems: string[]) {
   return new Error(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
 }
 
-export function parseConfig(env: Record<string, string | undefined>): Config {
+/**
+ * `env` is the environment (`MASTRA_DEV=true` is how `mastra dev` marks its server);
+ * `projectRoot` anchors relative paths (tests give their own).
+ */
+export function parseConfig(env: Record<string, string | undefined>, projectRoot: string = findProjectRoot()): Config {
   const parsed = CheckedEnvSchema.safeParse(withoutEmptyValues(env));
   if (!parsed.success) throw invalidConfiguration(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   const e = parsed.data;
@@ -145,6 +196,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw invalidConfiguration([`HOST: development mode opens Mastra's own routes for Studio; bind it to ${LOOPBACK_HOSTS.join(', ')}`]);
   }
   const hasModel = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
+  const dataDir = resolve(projectRoot, e.DATA_DIR);
+  const tracing = (e.TRACING ?? (env.MASTRA_DEV === 'true' ? 'on' : 'off')) === 'on';
   return {
     server: { port: e.PORT, host: e.HOST, mode, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS },
     cors: { origins: e.CORS_ORIGINS ?? [], allowLoopback: !e.CORS_ORIGINS && mode === 'development' },
@@ -159,7 +212,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       : undefined,
     modelMaxRetries: e.MODEL_MAX_RETRIES,
     modelMaxOutputTokens: e.MODEL_MAX_OUTPUT_TOKENS,
-    databaseUrl: e.DATABASE_URL === 'none' ? undefined : e.DATABASE_URL,
+    databaseUrl: databaseUrlOf(e.DATABASE_URL, dataDir, projectRoot),
+    tracing: tracing ? { storePath: join(dataDir, 'traces.duckdb') } : undefined,
     memory: { lastMessages: e.MEMORY_LAST_MESSAGES },
     turns: { timeoutMs: e.MODEL_TIMEOUT_MS, idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS, maxQueued: e.MAX_QUEUED_TURNS },
     stream: { keepAliveMs: e.STREAM_KEEPALIVE_MS, writeTimeoutMs: e.STREAM_WRITE_TIMEOUT_MS },
@@ -204,11 +258,16 @@ function sttConfig(e: Env): SttConfig {
 }
 
 /**
- * The environment's configuration, for the entry points. A bad configuration is
- * an operator's mistake, not a crash: one message, exit 1, no stack trace.
+ * The environment's configuration, for the entry points, with the project root's
+ * `.env` (variables already set win; `MASTRA_SKIP_DOTENV=true`, Mastra's own switch,
+ * skips it). A bad configuration is an operator's mistake, not a crash: one
+ * message, exit 1, no stack trace.
  */
 export function loadConfig(): Config {
-  if (existsSync('.env')) process.loadEnvFile('.env');
+  const root = findProjectRoot();
+  const envFile = join(root, '.env');
+  const skipEnvFile = ['true', '1'].includes(process.env.MASTRA_SKIP_DOTENV ?? '');
+  if (!skipEnvFile && existsSync(envFile)) process.loadEnvFile(envFile);
   try {
     return parseConfig(process.env);
   } catch (error) {

@@ -7,6 +7,8 @@ export default defineConfig({
     // Test files share their workers and module cache: Mastra and the app are imported once per worker, not
     // once per file. No test relies on fresh module state (each builds its own app with createApp).
     isolate: false,
+    // Minutes each (a browser on Studio, a real `mastra build`): `npm run test:e2e`.
+    exclude: ['tests/e2e/**', '**/node_modules/**'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

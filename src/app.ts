@@ -6,7 +6,7 @@
  */
 import { Mastra } from '@mastra/core/mastra';
 import type { IMastraLogger } from '@mastra/core/logger';
-import { InMemoryStore } from '@mastra/core/storage';
+import { InMemoryStore, MastraCompositeStore } from '@mastra/core/storage';
 import { createHonoServer } from '@mastra/deployer/server';
 import type { Store } from 'hono-rate-limiter';
 import type { Config } from '../mastra.config.ts';
@@ -15,6 +15,7 @@ import { createMemory } from './mastra/memory.ts';
 import { createStorage, isPostgresUrl } from './mastra/storage.ts';
 import { createLogger } from './observability/logger.ts';
 import { modelCheck, storeCheck } from './observability/readiness.ts';
+import { createTracing, type Tracing } from './observability/tracing.ts';
 import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { createAgentRoutes, NATIVE_CLIENT_HEADER, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
@@ -91,15 +92,25 @@ function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthPr
   ];
 }
 
+/**
+ * Mastra's own store. The database belongs to conversation memory alone: given to Mastra as a
+ * whole it would also hold the run state of every turn, so an unreachable database would fail
+ * stateless turns too; that short-lived state stays in process instead (said explicitly, which
+ * also silences Mastra's warning). Traces, with tracing on, go to their own local store.
+ */
+function mastraStore(tracing: Tracing | undefined) {
+  const runState = new InMemoryStore({ id: 'run-state' });
+  if (!tracing) return runState;
+  return new MastraCompositeStore({ id: 'run-state-and-traces', default: runState, domains: { observability: tracing.store } });
+}
+
 export function createMastra(config: Config): Mastra {
   return createCompanion(config).mastra;
 }
 
 export function createCompanion(config: Config, overrides: CompanionOverrides = {}): Companion {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  // The database belongs to conversation memory alone. Given to Mastra as a whole it would also hold
-  // the run state of every turn, so an unreachable database would fail stateless turns too; that
-  // short-lived state stays in process instead (said explicitly, which also silences Mastra's warning).
+  const tracing = config.tracing && createTracing({ storePath: config.tracing.storePath, logLevel: config.logLevel, logger });
   const storage = createStorage(config.databaseUrl);
   const memory = createMemory(storage, config.memory);
   const rateLimitStore = createRateLimitStore(config, logger);
@@ -118,7 +129,8 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
 
   const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
-    storage: new InMemoryStore({ id: 'run-state' }),
+    storage: mastraStore(tracing),
+    ...(tracing && { observability: tracing.observability }),
     logger,
     // /docs reads its assets from this package at run time (no import), so `mastra build` must ship it.
     bundler: { dynamicPackages: ['swagger-ui-dist'] },
@@ -162,7 +174,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   return {
     mastra,
     async close() {
-      await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close()]);
+      await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close(), tracing?.close()]);
     },
   };
 }

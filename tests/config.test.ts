@@ -1,15 +1,24 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../mastra.config.ts';
+import { CONFIG_KEYS, findProjectRoot, parseConfig } from '../mastra.config.ts';
 import { GENERATE, startApp, userSays } from './fixtures/app-harness.ts';
-import { runServiceToExit } from './fixtures/service.ts';
+import { runServiceToExit, startService } from './fixtures/service.ts';
+
+const ROOT = '/srv/companion';
+const PROJECT_ROOT = join(import.meta.dirname, '..');
 
 describe('configuration', () => {
   it('has working defaults', () => {
-    const config = parseConfig({});
+    const config = parseConfig({}, ROOT);
     expect(config).toMatchObject({
       server: { port: 4111, host: 'localhost' },
       model: undefined,
-      databaseUrl: 'file:./data/companion.db',
+      databaseUrl: 'file:/srv/companion/data/companion.db',
+      tracing: undefined,
       memory: { lastMessages: 20 },
       openMeteo: { geocodingUrl: 'https://geocoding-api.open-meteo.com', forecastUrl: 'https://api.open-meteo.com' },
       logLevel: 'info',
@@ -46,8 +55,8 @@ describe('configuration', () => {
   });
 
   it('treats empty values as unset, so a copied .env.example starts with the defaults', () => {
-    const config = parseConfig({ DATABASE_URL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: ' ', PORT: '' });
-    expect(config.databaseUrl).toBe('file:./data/companion.db');
+    const config = parseConfig({ DATABASE_URL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: ' ', PORT: '', DATA_DIR: '' }, ROOT);
+    expect(config.databaseUrl).toBe('file:/srv/companion/data/companion.db');
     expect(config.model).toBeUndefined();
     expect(config.server.port).toBe(4111);
   });
@@ -72,6 +81,92 @@ describe('configuration', () => {
     expect(output).toContain('LOG_LEVEL:');
     expect(output).toMatch(/DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//);
     expect(output).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the documented configuration', () => {
+  const keysIn = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].map((match) => match[1]).sort();
+
+  it('.env.example sets exactly the keys the service reads', () => {
+    const example = readFileSync(join(PROJECT_ROOT, '.env.example'), 'utf8');
+    expect(keysIn(example, /^([A-Z][A-Z0-9_]*)=/gm)).toEqual([...CONFIG_KEYS].sort());
+  });
+
+  it("the README's configuration table lists exactly those keys", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n'));
+    expect(section, 'README has a "## Configuration" section').toBeDefined();
+    const firstCells = section!.split('\n').filter((line) => line.startsWith('| `')).map((row) => row.split('|')[1]);
+    expect(keysIn(firstCells.join('\n'), /`([A-Z][A-Z0-9_]*)`/g)).toEqual([...CONFIG_KEYS].sort());
+  });
+});
+
+describe('local files: one database for npm start, npm run dev and the built output', () => {
+  it('resolves a relative file: URL against the project root, and leaves other URLs as given', () => {
+    const databaseUrl = (url: string) => parseConfig({ DATABASE_URL: url }, ROOT).databaseUrl;
+    expect(databaseUrl('file:./data/companion.db')).toBe('file:/srv/companion/data/companion.db');
+    expect(databaseUrl('file:state/c.db')).toBe('file:/srv/companion/state/c.db');
+    expect(databaseUrl('file:../shared/c.db')).toBe('file:/srv/shared/c.db');
+    expect(databaseUrl('file:/var/lib/companion/c.db')).toBe('file:/var/lib/companion/c.db');
+    expect(databaseUrl('file:///var/lib/companion/c.db')).toBe('file:///var/lib/companion/c.db');
+    expect(databaseUrl('file::memory:')).toBe('file::memory:');
+    expect(databaseUrl('libsql://db.example.com')).toBe('libsql://db.example.com');
+    expect(databaseUrl('postgres://u:p@db/companion')).toBe('postgres://u:p@db/companion');
+  });
+
+  it('keeps the default database and the traces in DATA_DIR, relative to the project root unless absolute', () => {
+    expect(parseConfig({ DATA_DIR: 'state', TRACING: 'on' }, ROOT)).toMatchObject({
+      databaseUrl: 'file:/srv/companion/state/companion.db',
+      tracing: { storePath: '/srv/companion/state/traces.duckdb' },
+    });
+    expect(parseConfig({ DATA_DIR: '/var/lib/companion' }, ROOT).databaseUrl).toBe('file:/var/lib/companion/companion.db');
+    // An explicit DATABASE_URL wins over DATA_DIR.
+    expect(parseConfig({ DATA_DIR: '/var/lib/companion', DATABASE_URL: 'file:/elsewhere/c.db' }, ROOT).databaseUrl).toBe(
+      'file:/elsewhere/c.db',
+    );
+  });
+
+  it('finds the project root from any folder inside it (a build in .mastra/output too), else uses the fallback', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'companion-root-'));
+    writeFileSync(join(checkout, 'package.json'), JSON.stringify({ name: 'companion-agent' }));
+    const output = join(checkout, '.mastra', 'output');
+    mkdirSync(output, { recursive: true });
+    // mastra build writes its own package.json into the output; it is not the project's.
+    writeFileSync(join(output, 'package.json'), JSON.stringify({ name: 'server' }));
+    expect(findProjectRoot(output, '/fallback')).toBe(checkout);
+    expect(findProjectRoot(checkout, '/fallback')).toBe(checkout);
+    expect(findProjectRoot(tmpdir(), '/fallback')).toBe('/fallback');
+    expect(findProjectRoot()).toBe(PROJECT_ROOT);
+  });
+
+  it('does not depend on the working directory: the database and the .env are the project root\'s', async () => {
+    // A checkout of its own (the config module, a package.json, node_modules) with a .env, run from a folder with another .env.
+    const checkout = mkdtempSync(join(tmpdir(), 'companion-checkout-'));
+    writeFileSync(join(checkout, 'package.json'), JSON.stringify({ name: 'companion-agent', type: 'module' }));
+    copyFileSync(join(PROJECT_ROOT, 'mastra.config.ts'), join(checkout, 'mastra.config.ts'));
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    writeFileSync(join(checkout, '.env'), 'MODEL=from-the-root\n');
+    const elsewhere = mkdtempSync(join(tmpdir(), 'companion-elsewhere-'));
+    writeFileSync(join(elsewhere, '.env'), 'MODEL=from-the-working-directory\nDATA_DIR=/from-the-working-directory\n');
+    const script = `import('${join(checkout, 'mastra.config.ts')}').then(({ loadConfig }) => {
+      const { databaseUrl, model } = loadConfig();
+      console.log(JSON.stringify({ databaseUrl, model: model?.id }));
+    })`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: elsewhere,
+      env: { PATH: process.env.PATH, OPENAI_API_KEY: 'k' },
+    });
+    expect(JSON.parse(stdout)).toEqual({ databaseUrl: `file:${join(checkout, 'data', 'companion.db')}`, model: 'from-the-root' });
+  });
+});
+
+describe('tracing', () => {
+  it('is on under `npm run dev` (mastra dev sets MASTRA_DEV=true) and off otherwise, unless TRACING says', () => {
+    expect(parseConfig({}, ROOT).tracing).toBeUndefined();
+    expect(parseConfig({ MASTRA_DEV: 'true' }, ROOT).tracing).toEqual({ storePath: '/srv/companion/data/traces.duckdb' });
+    expect(parseConfig({ MASTRA_DEV: 'true', TRACING: 'off' }, ROOT).tracing).toBeUndefined();
+    expect(parseConfig({ TRACING: 'on' }, ROOT).tracing).toEqual({ storePath: '/srv/companion/data/traces.duckdb' });
+    expect(() => parseConfig({ TRACING: 'yes' }, ROOT)).toThrowError(/TRACING: /);
   });
 });
 

@@ -93,6 +93,8 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     options: {
       requestContext,
       memory: ids ? { thread: ids.threadId, resource: ids.resourceId } : undefined,
+      // With tracing on, the turn's trace carries the request's x-trace-id: a log line leads to its trace.
+      tracingOptions: { metadata: { requestTraceId: c.get('traceId') } },
     },
     /** The stored conversation's ids; `undefined` for a stateless turn. */
     conversation: ids,

@@ -4,6 +4,7 @@ import type { MastraMemory } from '@mastra/core/memory';
 import type { RequestContext } from '@mastra/core/request-context';
 import type { Config } from '../../../mastra.config.ts';
 import { createCompanionModel, modelProviderOptions } from '../model.ts';
+import { readableToolErrors } from '../processors/readable-tool-errors.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
 import { createSpiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
@@ -39,6 +40,7 @@ export function createCompanionAgent({ model, modelMaxRetries, modelMaxOutputTok
       spiritualDestinationsTool: createSpiritualDestinationsTool(openMeteo),
     },
     memory,
+    outputProcessors: [readableToolErrors],
     defaultOptions: {
       providerOptions: modelProviderOptions(model),
       // Every model call's reply is capped, so one turn's cost and memory are too.

@@ -1,0 +1,65 @@
+/**
+ * @module Mastra tracing, for Studio's Traces page: every turn's spans (agent
+ * run, model calls, tool calls) with their timings, exported by Mastra's storage
+ * exporter into a DuckDB file on this machine. DuckDB because Studio lists
+ * traces with Mastra's advanced trace query, which this embedded store answers
+ * and LibSQL does not. No other exporter is configured: the prompts and replies
+ * in spans never leave the machine. A trace store that cannot be opened (another
+ * process holds the file) costs the traces, never a turn.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { IMastraLogger } from '@mastra/core/logger';
+import { DuckDBStore } from '@mastra/duckdb';
+import { MastraStorageExporter, Observability } from '@mastra/observability';
+
+export interface TracingOptions {
+  /** The DuckDB file; its folder is created. */
+  storePath: string;
+  /** Mastra log lines at or above this level are kept with the traces (Studio's Logs page). */
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logger: IMastraLogger;
+}
+
+export interface Tracing {
+  observability: Observability;
+  /** The observability storage domain the exporter writes to and Studio reads from. */
+  store: DuckDBStore['observability'];
+  close(): Promise<void>;
+}
+
+export const TRACE_SERVICE_NAME = 'companion-agent';
+
+export function createTracing({ storePath, logLevel, logger }: TracingOptions): Tracing {
+  mkdirSync(dirname(storePath), { recursive: true });
+  // Small and single-threaded: a debugging aid must not compete with the turns it records.
+  const traces = new DuckDBStore({ id: 'traces', path: storePath, memoryLimit: '256MB', threads: 1 });
+  // Created once, here. Mastra (at start-up and on a turn's first storage call) and the exporter each
+  // call init() too: concurrent DuckDB DDL conflicts, and a failure there would fail the turn. So every
+  // init() is this one, which never throws: a trace store that cannot be opened costs only traces.
+  const store = traces.observability;
+  const ready = store.init().catch((error: Error) => {
+    logger.warn('Tracing is unavailable: the trace store could not be opened; turns are not affected', {
+      storePath,
+      error: error.message,
+    });
+  });
+  store.init = () => ready;
+  const observability = new Observability({
+    configs: {
+      default: {
+        serviceName: TRACE_SERVICE_NAME,
+        exporters: [new MastraStorageExporter()],
+        logging: { level: logLevel },
+      },
+    },
+  });
+  return {
+    observability,
+    store,
+    async close() {
+      await observability.shutdown();
+      await traces.close();
+    },
+  };
+}

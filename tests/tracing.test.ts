@@ -1,0 +1,131 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../mastra.config.ts';
+import { createApp } from '../src/app.ts';
+import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
+import { startOpenMeteoStandIn, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
+import { GENERATE } from './fixtures/companion-harness.ts';
+
+let model: OpenAIStandIn;
+let weather: OpenMeteoStandIn;
+
+beforeAll(async () => {
+  [model, weather] = await Promise.all([startOpenAIStandIn(), startOpenMeteoStandIn()]);
+});
+
+afterAll(async () => {
+  await Promise.all([model.close(), weather.close()]);
+});
+
+async function companion(env: Record<string, string>) {
+  return createApp(
+    parseConfig({
+      LOG_LEVEL: 'error',
+      // Studio's observability routes, which read the traces, are open in development mode only.
+      SERVER_MODE: 'development',
+      RATE_LIMIT_PER_MINUTE: '0',
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      MODEL: 'stand-in-model',
+      OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
+      OPEN_METEO_FORECAST_URL: weather.forecastUrl,
+      ...env,
+    }),
+  );
+}
+
+type App = Awaited<ReturnType<typeof companion>>['app'];
+
+async function weatherTurn(app: App): Promise<string> {
+  model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Mild in Paris.' });
+  const response = await app.request(GENERATE, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'Weather in Paris?' }], threadId: 'trip', resourceId: 'ana' }),
+  });
+  expect(response.status).toBe(200);
+  expect((await response.json()).text).toBe('Mild in Paris.');
+  return response.headers.get('x-trace-id')!;
+}
+
+/** Studio's own query for the Traces page; spans are written in batches, so this waits for the first trace. */
+async function firstTrace(app: App) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const now = Date.now();
+    const response = await app.request('/api/observability/traces/query', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        timeRange: { from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 60_000).toISOString() },
+        orderBy: [{ field: 'startedAt', direction: 'desc' }],
+        page: { limit: 25, after: null },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const { traces } = await response.json();
+    if (traces.length > 0) return traces[0];
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('no trace was stored within 30 s');
+}
+
+describe('tracing on', () => {
+  it("stores each turn's spans locally, where Studio's Traces page finds them: agent run, model call, tool call, timed", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'companion-traces-'));
+    const { app, mastra, close } = await companion({ TRACING: 'on', DATA_DIR: dataDir });
+    try {
+      const exporters = mastra.observability.getDefaultInstance()?.getExporters().map((exporter) => exporter.name);
+      // The only exporter writes to the local store: nothing of a prompt leaves the machine.
+      expect(exporters).toEqual(['mastra-storage-exporter']);
+
+      const requestTraceId = await weatherTurn(app);
+      const trace = await firstTrace(app);
+      expect(trace).toMatchObject({ entityId: 'companionAgent', threadId: 'trip', resourceId: 'ana', status: 'success' });
+      // The request's x-trace-id (also in its log line) finds the trace.
+      expect(trace.metadata).toMatchObject({ requestTraceId });
+
+      const { spans } = await (await app.request(`/api/observability/traces/${trace.traceId}`)).json();
+      const span = (name: string) => spans.find((s: { name: string }) => s.name === name);
+      expect(span("agent run: 'companionAgent'")).toMatchObject({ spanType: 'agent_run' });
+      expect(span("llm: 'stand-in-model'")).toMatchObject({ spanType: 'model_generation' });
+      const tool = span("tool: 'weatherTool'");
+      expect(tool).toMatchObject({ spanType: 'tool_call', input: { location: 'Paris' }, output: { location: 'Paris, France' } });
+      expect(Date.parse(tool.endedAt)).toBeGreaterThanOrEqual(Date.parse(tool.startedAt));
+      expect(existsSync(join(dataDir, 'traces.duckdb'))).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it('costs only the traces, never a turn, when the trace store cannot be opened', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'companion-traces-'));
+    // A folder where the DuckDB file should be: the store can never open it.
+    mkdirSync(join(dataDir, 'traces.duckdb'));
+    const { app, close } = await companion({ TRACING: 'on', DATA_DIR: dataDir });
+    try {
+      await weatherTurn(app);
+      await weatherTurn(app);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('tracing off (the default outside npm run dev)', () => {
+  it('records nothing and creates no trace store', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'companion-traces-'));
+    const { app, mastra, close } = await companion({ DATA_DIR: dataDir });
+    try {
+      expect(mastra.observability.getDefaultInstance()).toBeUndefined();
+      await weatherTurn(app);
+      const { spans } = await (await app.request('/api/observability/traces')).json();
+      expect(spans).toEqual([]);
+      expect(existsSync(join(dataDir, 'traces.duckdb'))).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+});
