@@ -7,6 +7,7 @@ import { createApp } from '../src/app.ts';
 import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
+import { standInEnv } from './fixtures/stand-in-env.ts';
 
 const GENERATE = '/api/agents/companionAgent/generate';
 const SECRET = 'a-test-secret-that-is-at-least-32-characters';
@@ -39,8 +40,7 @@ beforeEach(() => model.reset());
 
 function configFor(env: Record<string, string>) {
   return parseConfig({
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: 'test-key',
+    ...standInEnv(model),
     MODEL_MAX_RETRIES: '0',
     LOG_LEVEL: 'error',
     DATABASE_URL: tempDatabaseUrl(),

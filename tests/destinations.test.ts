@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DESTINATIONS } from '../src/mastra/tools/destination-catalogue.ts';
-import { describeWeatherCode } from '../src/mastra/tools/wmo-weather-codes.ts';
 import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
-import { weatherAt } from './fixtures/open-meteo-stand-in.ts';
-import { eventsOf, readFrames } from './fixtures/sse.ts';
+import { weatherAt, weatherToolResultAt } from './fixtures/open-meteo-stand-in.ts';
+import { eventsOf, readFrames, toolThenTextOrder } from './fixtures/sse.ts';
 
 let h: CompanionHarness;
 beforeAll(async () => {
@@ -70,16 +69,7 @@ describe('spiritual destinations through POST /generate', () => {
     // Only the forecast: the catalogue's coordinates replace a name lookup.
     expect(h.weather.requests.map((r) => r.path)).toEqual(['/v1/forecast']);
     expect(h.weather.requests[0].query).toMatchObject({ latitude: String(METEORA.latitude), longitude: String(METEORA.longitude) });
-    const expected = weatherAt(METEORA.latitude, METEORA.longitude);
-    expect(body.toolResults[1].result).toEqual({
-      location: 'Meteora',
-      temperature: expected.temperature_2m,
-      feelsLike: expected.apparent_temperature,
-      humidity: expected.relative_humidity_2m,
-      windSpeed: expected.wind_speed_10m,
-      windGust: expected.wind_gusts_10m,
-      conditions: describeWeatherCode(expected.weather_code),
-    });
+    expect(body.toolResults[1].result).toEqual(weatherToolResultAt('Meteora', METEORA.latitude, METEORA.longitude));
     expect(body.text).toBe('Meteora it is; pack a light jacket.');
   });
 
@@ -108,21 +98,7 @@ describe('spiritual destinations through POST /stream', () => {
 
     const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Shinto shrines near Kyoto?'))));
 
-    expect(events.map((e) => e.type)).toEqual([
-      'start',
-      'step-start',
-      'tool-call-input-streaming-start',
-      ...events.filter((e) => e.type === 'tool-call-delta').map(() => 'tool-call-delta'),
-      'tool-call-input-streaming-end',
-      'tool-call',
-      'tool-result',
-      'step-finish',
-      'step-start',
-      'text',
-      'text',
-      'step-finish',
-      'run-finish',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(toolThenTextOrder(events, 2));
     const call = events.find((e) => e.type === 'tool-call');
     expect(call.payload).toMatchObject({ toolName: 'spiritualDestinationsTool', args: { query: 'Shinto shrines near Kyoto' } });
     const { result } = events.find((e) => e.type === 'tool-result').payload;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GENERATE, STREAM, userSays } from './fixtures/companion-harness.ts';
-import { startInProcess, type InProcessService } from './fixtures/in-process.ts';
+import { startApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
 
@@ -31,10 +31,10 @@ interface Draft {
 
 type Defect = (draft: Draft) => Draft;
 
-let service: InProcessService;
+let service: AppHarness;
 beforeAll(async () => {
-  service = await startInProcess();
-  await seedThread(service.storage, VICTIM, 4);
+  service = await startApp();
+  await seedThread((await service.store()), VICTIM, 4);
 });
 afterAll(() => service.close());
 
@@ -237,14 +237,14 @@ async function answersWithJson4xx(draft: Draft) {
 }
 
 it('answers thousands of defective agent and thread requests with a JSON 4xx, calls no model and stores nothing', async () => {
-  const before = await storeSnapshot(service.storage);
+  const before = await storeSnapshot((await service.store()));
   const runs = { numRuns: 700 };
   await fc.assert(fc.asyncProperty(agentCase(GENERATE, false), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(agentCase(STREAM, false), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(agentCase(GENERATE, true), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(agentCase(STREAM, true), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(threadCase, answersWithJson4xx), { numRuns: 1200 });
-  expect(await storeSnapshot(service.storage)).toEqual(before);
+  expect(await storeSnapshot((await service.store()))).toEqual(before);
   expect([...statuses.keys()]).toEqual(expect.arrayContaining([400, 404, 405, 415]));
 
   service.model.script({ text: 'Still fine.' });

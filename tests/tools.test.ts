@@ -2,7 +2,7 @@ import { isValidationError } from '@mastra/core/tools';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 import { describeWeatherCode } from '../src/mastra/tools/wmo-weather-codes.ts';
-import { PARIS_WEATHER, startOpenMeteoStandIn, weatherAt, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
+import { PARIS_WEATHER, startOpenMeteoStandIn, weatherToolResultAt, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
 import { execute, outputOf } from './fixtures/run-tool.ts';
 
 function weatherToolFor(service: OpenMeteoStandIn, timeoutMs: number) {
@@ -33,16 +33,7 @@ describe('weatherTool', () => {
 
   it('reports the weather at any coordinates, as Open-Meteo does', async () => {
     const weather = await outputOf(weatherTool, { location: 'Meteora', latitude: 39.7217, longitude: 21.6306 });
-    const expected = weatherAt(39.7217, 21.6306);
-    expect(weather).toEqual({
-      location: 'Meteora',
-      temperature: expected.temperature_2m,
-      feelsLike: expected.apparent_temperature,
-      humidity: expected.relative_humidity_2m,
-      windSpeed: expected.wind_speed_10m,
-      windGust: expected.wind_gusts_10m,
-      conditions: describeWeatherCode(expected.weather_code),
-    });
+    expect(weather).toEqual(weatherToolResultAt('Meteora', 39.7217, 21.6306));
   });
 
   it('uses given coordinates as they are, without a name lookup', async () => {

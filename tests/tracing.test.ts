@@ -7,6 +7,7 @@ import { createApp } from '../src/app.ts';
 import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { startOpenMeteoStandIn, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
 import { GENERATE } from './fixtures/companion-harness.ts';
+import { standInEnv } from './fixtures/stand-in-env.ts';
 
 let model: OpenAIStandIn;
 let weather: OpenMeteoStandIn;
@@ -26,11 +27,7 @@ async function companion(env: Record<string, string>) {
       // Studio's observability routes, which read the traces, are open in development mode only.
       SERVER_MODE: 'development',
       RATE_LIMIT_PER_MINUTE: '0',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      MODEL: 'stand-in-model',
-      OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
-      OPEN_METEO_FORECAST_URL: weather.forecastUrl,
+      ...standInEnv(model, weather),
       ...env,
     }),
   );

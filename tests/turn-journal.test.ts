@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MastraDBMessage } from '@mastra/core/memory';
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import { createStorage } from '../src/mastra/storage.ts';
 import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
@@ -8,6 +7,7 @@ import { conversationOf } from './fixtures/spec-requests.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { eventsOf, readFrames, sseFrames } from './fixtures/sse.ts';
+import { storedMessages as storedMessagesOf } from './fixtures/stored-messages.ts';
 
 /** What the turn journal stores when a turn does not finish: the real service, so kill -9 is a real one. */
 describe('a stored turn', () => {
@@ -25,11 +25,7 @@ describe('a stored turn', () => {
   });
   beforeEach(() => h.reset());
 
-  async function storedMessages(threadId: string) {
-    const memory = await storage.getStore('memory');
-    const { messages } = await memory!.listMessages({ threadId, perPage: false, orderBy: { field: 'createdAt', direction: 'ASC' } });
-    return messages.map((m: MastraDBMessage) => (m.content.metadata?.interrupted ? [m.role, textOf(m), 'interrupted'] : [m.role, textOf(m)]));
-  }
+  const storedMessages = (threadId: string) => storedMessagesOf(storage, threadId);
 
   /** Reads the thread's stored messages until they are what the test waits for (a draft is written within about 1 s). */
   async function storedEventually(threadId: string, expected: unknown[]) {
@@ -115,6 +111,3 @@ describe('a stored turn', () => {
 
 });
 
-function textOf(message: MastraDBMessage): string {
-  return (message.content.parts ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-}

@@ -12,6 +12,7 @@ import { startOpenMeteoStandIn, type OpenMeteoStandIn } from '../fixtures/open-m
 import { freePort } from '../fixtures/service.ts';
 import { GENERATE } from '../fixtures/companion-harness.ts';
 import { copyProject, isolatedEnv, runCommand, waitForHttp, type ProjectCopy, type RunningCommand } from './fixtures/project-copy.ts';
+import { standInEnv } from '../fixtures/stand-in-env.ts';
 
 let project: ProjectCopy;
 let model: OpenAIStandIn;
@@ -28,11 +29,7 @@ async function serviceEnv(extra: Record<string, string>) {
     ...extra,
     PORT: String(port),
     HOST: '127.0.0.1',
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: 'test-key',
-    MODEL: 'stand-in-model',
-    OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
-    OPEN_METEO_FORECAST_URL: weather.forecastUrl,
+    ...standInEnv(model, weather),
     LOG_LEVEL: 'warn',
   });
   return { env, url: `http://127.0.0.1:${port}` };

@@ -13,6 +13,7 @@ import { deferred, startOpenAIStandIn, type OpenAIStandIn } from '../fixtures/op
 import { startOpenMeteoStandIn, type OpenMeteoStandIn } from '../fixtures/open-meteo-stand-in.ts';
 import { freePort } from '../fixtures/service.ts';
 import { copyProject, isolatedEnv, runCommand, waitForHttp, type ProjectCopy, type RunningCommand } from './fixtures/project-copy.ts';
+import { standInEnv } from '../fixtures/stand-in-env.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -48,11 +49,7 @@ beforeAll(async () => {
     env: isolatedEnv({
       PORT: String(port),
       HOST: '127.0.0.1',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'test-key',
-      MODEL: 'stand-in-model',
-      OPEN_METEO_GEOCODING_URL: weather.geocodingUrl,
-      OPEN_METEO_FORECAST_URL: weather.forecastUrl,
+      ...standInEnv(model, weather),
     }),
   });
   // Bundling the project is most of this: minutes on a busy machine.
