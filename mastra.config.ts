@@ -166,7 +166,7 @@ function packageNameIn(dir: string): string | undefined {
 }
 
 /** A relative `file:` URL made absolute against `root`; other URLs (servers, `file://`, `:memory:`) as given. */
-export function resolveFileUrl(url: string, root: string): string {
+function resolveFileUrl(url: string, root: string): string {
   if (schemeOf(url) !== 'file:') return url;
   const path = url.slice('file:'.length);
   if (path.startsWith('//') || path === ':memory:' || isAbsolute(path)) return url;

@@ -38,7 +38,7 @@ import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
 /** Probes answer without a token and are never rate limited. */
-export const PROBE_PATHS = ['/health', READY_PATH] as const;
+const PROBE_PATHS = ['/health', READY_PATH] as const;
 
 /** Mastra's default cap on a request handler, kept for every route unless a turn may take longer. */
 const MASTRA_HANDLER_TIMEOUT_MS = 180_000;

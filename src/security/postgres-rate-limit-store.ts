@@ -25,9 +25,13 @@ export class PostgresRateLimitStore implements Store {
   }
 
   private table() {
-    this.ready ??= this.pool.query(
-      `CREATE TABLE IF NOT EXISTS ${TABLE} (key text PRIMARY KEY, hits integer NOT NULL, reset_at timestamptz NOT NULL)`,
-    );
+    // A failed attempt is not kept: the next request tries again once the database is back.
+    this.ready ??= this.pool
+      .query(`CREATE TABLE IF NOT EXISTS ${TABLE} (key text PRIMARY KEY, hits integer NOT NULL, reset_at timestamptz NOT NULL)`)
+      .catch((error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      });
     return this.ready;
   }
 

@@ -23,12 +23,12 @@ export interface RateLimitOptions {
 const WINDOW_MS = 60_000;
 
 /** The route families that are limited: agent turns, `/stt` and the thread API. */
-export function isLimitedRoute(method: string, path: string): boolean {
+function isLimitedRoute(method: string, path: string): boolean {
   if (path === '/stt' || path === '/threads' || path.startsWith('/threads/')) return true;
   return method === 'POST' && path.startsWith('/api/agents/');
 }
 
-export function clientKey(c: Context, trustProxy: boolean): string {
+function clientKey(c: Context, trustProxy: boolean): string {
   const caller = callerOf(c.get('requestContext'));
   if (caller) return `user:${caller}`;
   if (trustProxy) {

@@ -29,7 +29,7 @@ export interface LocalEngineOptions {
   idleTimeoutMs?: number;
 }
 
-export const LOCAL_ENGINE_DEFAULTS = {
+const LOCAL_ENGINE_DEFAULTS = {
   modelDir: '/usr/share/pocketsphinx/model/en-us',
   ffmpegPath: 'ffmpeg',
   libraryPath: 'libpocketsphinx.so.3',
