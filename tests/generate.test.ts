@@ -165,6 +165,35 @@ describe('POST /generate: weatherTool', () => {
   });
 });
 
+describe('POST /generate: the tools the model is offered', () => {
+  /** The chat API's tool definitions of a recorded request, by name. */
+  const offeredTools = (index: number) =>
+    Object.fromEntries(
+      (h.model.requests[index]!.body.tools as Array<{ function: { name: string; parameters: unknown } }>).map((tool) => [
+        tool.function.name,
+        tool.function.parameters,
+      ]),
+    );
+
+  // The tools' JSON schemas are converted once and reused: every turn must still get the right set.
+  it('are the same definitions on every turn, and a stateless turn gets no working-memory tool', async () => {
+    const stored = { threadId: 'tools-t', resourceId: 'tools-u' };
+    h.model.script({ text: 'one' }, { text: 'two' }, { text: 'three' });
+
+    await h.post(GENERATE, { ...userSays('Hi'), ...stored });
+    await h.post(GENERATE, userSays('Hi'));
+    await h.post(GENERATE, { ...userSays('Again'), ...stored });
+
+    const first = offeredTools(0);
+    expect(Object.keys(first).sort()).toEqual(['spiritualDestinationsTool', 'updateWorkingMemory', 'weatherTool']);
+    expect(first.weatherTool).toMatchObject({ type: 'object', properties: { location: { type: 'string' } }, required: expect.arrayContaining(['location']) });
+    expect(first.updateWorkingMemory).toMatchObject({ type: 'object', properties: { memory: { type: 'string' } }, required: ['memory'] });
+    expect(Object.keys(offeredTools(1)).sort()).toEqual(['spiritualDestinationsTool', 'weatherTool']);
+    expect(offeredTools(1).weatherTool).toEqual(first.weatherTool);
+    expect(offeredTools(2)).toEqual(first);
+  });
+});
+
 describe('POST /generate: personalities', () => {
   const VOICES = { guru: 'You are the Guru', wanderer: 'You are the Wanderer', friend: 'You are the Friend', philosopher: 'You are the Philosopher' };
 

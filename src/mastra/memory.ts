@@ -33,6 +33,17 @@ class CompanionMemory extends Memory {
   override async getOutputProcessors(configured?: OutputProcessorOrWorkflow[], context?: RequestContext) {
     return context?.get(STATELESS_KEY) ? [] : [this.#journal, ...(await super.getOutputProcessors(configured, context))];
   }
+
+  /**
+   * Stock memory builds its working-memory tool anew on every turn, and so the agent converts
+   * that tool's schema on every turn too. With the memory's own settings the tools never
+   * change: they are built once.
+   */
+  #defaultTools?: ReturnType<Memory['listTools']>;
+  override listTools(config?: Parameters<Memory['listTools']>[0]) {
+    if (config) return super.listTools(config);
+    return (this.#defaultTools ??= super.listTools());
+  }
 }
 
 /** Conversation memory on the service's store; `undefined` when storage is switched off. */
