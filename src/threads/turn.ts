@@ -35,7 +35,8 @@ export async function startTurn(threadId: string | undefined, clientSignal: Abor
   const controller = new AbortController();
   const abort = (reason: ApiError) => controller.abort(reason);
   const onClientGone = () => abort(CLIENT_GONE);
-  const clock = setTimeout(abort, options.timeoutMs, modelTimedOut('turn', options.timeoutMs));
+  // The error is made only if the clock runs out: building one (with its stack) costs on every turn.
+  const clock = setTimeout(() => abort(modelTimedOut('turn', options.timeoutMs)), options.timeoutMs);
   clientSignal.addEventListener('abort', onClientGone, { once: true });
   if (clientSignal.aborted) onClientGone();
   const stopClock = () => {
