@@ -6,6 +6,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm install applies the dependency patches (postinstall): they must be there first
+COPY patches ./patches
 # npm ci rejects this npm's lock files (other platforms' optional packages); npm install honours the lock.
 RUN npm install --no-audit --no-fund
 COPY . .

@@ -43,6 +43,14 @@ describe('Dockerfile', () => {
     expect(runtime.find((i) => i.keyword === 'CMD')?.args).toBe('["node", "index.mjs"]');
   });
 
+  it('has the dependency patches in place when npm install runs, so the build bundles patched code', () => {
+    const install = instructions.findIndex((i) => i.keyword === 'RUN' && i.args.startsWith('npm install'));
+    const patches = instructions.findIndex((i) => i.keyword === 'COPY' && /^patches\s/.test(i.args));
+    expect(install).toBeGreaterThan(-1);
+    expect(patches).toBeGreaterThan(-1);
+    expect(patches).toBeLessThan(install);
+  });
+
   it('runs as a non-root user, listens on every interface, keeps data on a volume', () => {
     const user = runtime.filter((i) => i.keyword === 'USER').at(-1)?.args;
     expect(user).toBeDefined();
