@@ -40,12 +40,12 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   if (!parsed.success) throw fromZodError(parsed.error);
   if (options.mode === 'production') checkRequestContextKeys(c);
   const memory = parsed.data.memory;
-  const owner = memory && memoryOwner(c, memory);
-  const turn = await startTurn(memory && owner ? { owner, threadId: memory.thread } : undefined, clientSignal, options.turns);
-  if (!memory || !owner) return turn;
+  const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
+  const turn = await startTurn(thread, clientSignal, options.turns);
+  if (!thread) return turn;
   try {
     const store = requireMemory(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory());
-    await findThreadForTurn(store, memory.thread, owner, turn.claimNewThread);
+    await findThreadForTurn(store, thread.threadId, thread.owner, turn.claimNewThread);
   } catch (error) {
     turn.end();
     throw error;
