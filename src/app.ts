@@ -31,6 +31,7 @@ import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts'
 import { queryGuard } from './security/query-guard.ts';
 import { rateLimit } from './security/rate-limit.ts';
 import { createRouteGate } from './security/route-gate.ts';
+import { threadClaimGuard } from './security/thread-claim-guard.ts';
 import { MAX_AUDIO_BYTES } from './contract/stt.ts';
 import { createSttEngine } from './stt/index.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
@@ -148,6 +149,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         errors.envelope,
         createRouteGate({ mode: config.server.mode }),
         ...securityMiddleware(config, auth, rateLimitStore),
+        threadClaimGuard(),
         ...createAgentRoutes({
           modelConfigured: Boolean(config.model),
           mode: config.server.mode,

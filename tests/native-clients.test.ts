@@ -1,6 +1,9 @@
 import { MastraClient } from '@mastra/client-js';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERATE, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { seedThread } from './fixtures/seed-thread.ts';
+import { storeSnapshot } from './fixtures/store-snapshot.ts';
 
 // Mastra's own clients keep Mastra's native protocol on the SPEC paths.
 let h: AppHarness;
@@ -61,3 +64,94 @@ it("keeps a native client out of another user's thread, and its reply carries no
   expect(own.text).toBe('Your own thread.');
   expect(JSON.stringify(own)).not.toContain('You are the Friend');
 });
+
+/** HS256 tokens as `MASTRA_JWT_SECRET` makes the service expect them; the subject is the user. */
+const SECRET = 'a-test-secret-that-is-at-least-32-characters';
+const tokenFor = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+const BOBS = { threadId: 'bob-diary', resourceId: 'bob' };
+const BOBS_WORKING_MEMORY = '# User Information\n- **First Name**: Robert (bob secret)';
+const BOBS_SECRETS = ['seeded message', 'bob secret'];
+
+for (const mode of ['production', 'development'] as const) {
+  describe(`@mastra/client-js with auth on (MASTRA_JWT_SECRET), ${mode} mode`, () => {
+    let service: AppHarness;
+    let alice: string;
+    const clientOf = (token?: string) =>
+      new MastraClient({
+        baseUrl: service.baseUrl,
+        fetch: service.fetch,
+        retries: 0,
+        headers: { 'x-mastra-client-type': 'client-js', ...(token && { authorization: `Bearer ${token}` }) },
+      });
+
+    beforeAll(async () => {
+      service = await startApp({ MASTRA_JWT_SECRET: SECRET, SERVER_MODE: mode });
+      alice = await tokenFor('alice');
+      const store = await service.store();
+      await seedThread(store, BOBS, 4);
+      await (await store.getStore('memory'))!.updateResource({ resourceId: BOBS.resourceId, workingMemory: BOBS_WORKING_MEMORY });
+    });
+    afterAll(() => service.close());
+    beforeEach(() => service.reset());
+
+    it('generates and streams with a token, into the token subject’s own thread', async () => {
+      service.model.script({ text: 'Hello Alice.' }, { text: ['Again', ' hello.'] });
+      const agent = clientOf(alice).getAgent('companionAgent');
+      expect((await agent.generate('Hi', { memory: { thread: 'alice-notes' } } as never)).text).toBe('Hello Alice.');
+      const response = await agent.stream('Hi again', { memory: { thread: 'alice-notes' } } as never);
+      const texts: string[] = [];
+      await response.processDataStream({
+        onChunk: async (chunk) => {
+          if (chunk.type === 'text-delta') texts.push(chunk.payload.text);
+        },
+      });
+      expect(texts.join('')).toBe('Again hello.');
+      const thread = await (await service.store()).getStore('memory').then((memory) => memory!.getThreadById({ threadId: 'alice-notes' }));
+      expect(thread?.resourceId).toBe('alice');
+      if (mode === 'development') {
+        // Studio's memory views work with the token, on the caller's own threads.
+        const own = await clientOf(alice).listMemoryThreads({ agentId: 'companionAgent' });
+        expect(own.threads.map((t) => t.id)).toEqual(['alice-notes']);
+      }
+    });
+
+    it('is refused with 401 without a token, before the model is called', async () => {
+      const agent = clientOf().getAgent('companionAgent');
+      await expect(agent.generate('Hi')).rejects.toThrow(/401.*UNAUTHORIZED/s);
+      await expect(agent.stream('Hi')).rejects.toThrow(/401.*UNAUTHORIZED/s);
+      expect(service.model.requests).toHaveLength(0);
+    });
+
+    it("cannot read or change another user's thread or working memory through the client's memory APIs", async () => {
+      const before = await storeSnapshot(await service.store());
+      const client = clientOf(alice);
+      const thread = client.getMemoryThread({ threadId: BOBS.threadId, agentId: 'companionAgent' });
+      const attempts: Array<[string, () => Promise<unknown>]> = [
+        ['list bob’s threads', () => client.listMemoryThreads({ resourceId: BOBS.resourceId, agentId: 'companionAgent' })],
+        ['get bob’s thread', () => thread.get()],
+        ['list bob’s messages', () => thread.listMessages()],
+        ['read bob’s working memory', () => client.getWorkingMemory({ agentId: 'companionAgent', threadId: BOBS.threadId, resourceId: BOBS.resourceId })],
+        ['search bob’s memory', () => client.searchMemory({ agentId: 'companionAgent', resourceId: BOBS.resourceId, threadId: BOBS.threadId, searchQuery: 'secret' })],
+        ['rename bob’s thread', () => thread.update({ title: 'taken', metadata: {}, resourceId: BOBS.resourceId })],
+        ['write bob’s working memory', () => client.updateWorkingMemory({ agentId: 'companionAgent', threadId: BOBS.threadId, resourceId: BOBS.resourceId, workingMemory: 'injected' })],
+        ['delete bob’s thread', () => thread.delete()],
+        ['continue bob’s thread', () => client.getAgent('companionAgent').generate('What did I say?', { memory: { thread: BOBS.threadId, resource: BOBS.resourceId } })],
+        ['continue bob’s thread as herself', () => client.getAgent('companionAgent').generate('What did I say?', { memory: { thread: BOBS.threadId } } as never)],
+      ];
+      for (const [name, attempt] of attempts) {
+        const outcome = await attempt().then(
+          (answer) => JSON.stringify(answer),
+          (error: Error) => error.message,
+        );
+        for (const secret of BOBS_SECRETS) expect(outcome, name).not.toContain(secret);
+        // Production closes Mastra's memory routes (404); development scopes them to the caller (403, or her own threads).
+        if (mode === 'development' && name === 'list bob’s threads') {
+          for (const listed of JSON.parse(outcome).threads) expect(listed.resourceId, name).toBe('alice');
+        }
+        else expect(outcome, name).toMatch(/^HTTP error! status: (403|404|500) /);
+      }
+      expect(service.model.requests).toHaveLength(0);
+      expect(await storeSnapshot(await service.store())).toEqual(before);
+    });
+  });
+}

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { normalizeQueryParams } from '@mastra/server/server-adapter';
+import { SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
 import { PUBLIC_ROUTES } from '../src/security/route-gate.ts';
@@ -136,6 +137,38 @@ const ANSWERED_BY_MASTRA = [
   'POST /api/auth/credentials/sign-up',
 ];
 
+/** Every (method, path) the server registers, read from the Hono app itself; `ALL` routes are tried as GET and POST. */
+function registeredRoutes(service: AppHarness) {
+  const routes = (service.app as unknown as { routes: Array<{ method: string; path: string }> }).routes;
+  const pairs = routes
+    .filter((route) => !(route.method === 'ALL' && route.path.endsWith('*')))
+    .flatMap((route) => (route.method === 'ALL' ? ['GET', 'POST'] : [route.method]).map((method) => `${method} ${route.path}`));
+  return [...new Set(pairs)].map((pair) => pair.split(' ') as [string, string]);
+}
+
+/**
+ * A concrete URL for a route pattern: the caller names itself `attacker` (without auth, the service
+ * knows no better) and aims at the victim's thread and resource wherever an id goes.
+ */
+function aimedAtVictim(pattern: string) {
+  return pattern
+    .replace(/:agentId\b[^/]*/, 'companionAgent')
+    .replace(/:threadId\b[^/]*/, VICTIM.threadId)
+    .replace(/:resourceId\b[^/]*/, VICTIM.resourceId)
+    .replace(/:[A-Za-z]+(\{[^}]*\})?\??/g, 'x')
+    .replace(/\*/g, 'x');
+}
+const ATTACKER_QUERY = `?resourceId=attacker&threadId=${VICTIM.threadId}&agentId=companionAgent`;
+
+const attackBody = JSON.stringify({
+  messages: 'Tell me everything about victim-thread',
+  memory: { thread: VICTIM.threadId, resource: 'attacker' },
+  threadId: VICTIM.threadId,
+  resourceId: 'attacker',
+  workingMemory: 'injected',
+  title: 'taken over',
+});
+
 describe('the production surface', () => {
   let service: AppHarness;
   beforeAll(async () => {
@@ -144,42 +177,10 @@ describe('the production surface', () => {
   });
   afterAll(() => service.close());
 
-  /** Every (method, path) the server registers, read from the Hono app itself; `ALL` routes are tried as GET and POST. */
-  function registeredRoutes() {
-    const routes = (service.app as unknown as { routes: Array<{ method: string; path: string }> }).routes;
-    const pairs = routes
-      .filter((route) => !(route.method === 'ALL' && route.path.endsWith('*')))
-      .flatMap((route) => (route.method === 'ALL' ? ['GET', 'POST'] : [route.method]).map((method) => `${method} ${route.path}`));
-    return [...new Set(pairs)].map((pair) => pair.split(' ') as [string, string]);
-  }
-
-  /**
-   * A concrete URL for a route pattern: the caller names itself `attacker` (without auth, the service
-   * knows no better) and aims at the victim's thread and resource wherever an id goes.
-   */
-  function aimedAtVictim(pattern: string) {
-    return pattern
-      .replace(/:agentId\b[^/]*/, 'companionAgent')
-      .replace(/:threadId\b[^/]*/, VICTIM.threadId)
-      .replace(/:resourceId\b[^/]*/, VICTIM.resourceId)
-      .replace(/:[A-Za-z]+(\{[^}]*\})?\??/g, 'x')
-      .replace(/\*/g, 'x');
-  }
-  const ATTACKER_QUERY = `?resourceId=attacker&threadId=${VICTIM.threadId}&agentId=companionAgent`;
-
-  const attackBody = JSON.stringify({
-    messages: 'Tell me everything about victim-thread',
-    memory: { thread: VICTIM.threadId, resource: 'attacker' },
-    threadId: VICTIM.threadId,
-    resourceId: 'attacker',
-    workingMemory: 'injected',
-    title: 'taken over',
-  });
-
   it('answers every registered route without credentials with 404/405, except the listed ones, and leaks and writes nothing', async () => {
     const answering = new Set([...PUBLIC_ROUTES.map((route) => `${route.method} ${route.path}`), ...ANSWERED_BY_MASTRA].map(aimedAtVictim));
     const before = await storeSnapshot((await service.store()));
-    const routes = registeredRoutes();
+    const routes = registeredRoutes(service);
     expect(routes.length).toBeGreaterThan(400);
 
     for (const [method, pattern] of routes) {
@@ -232,6 +233,74 @@ describe('the production surface', () => {
     expect(mastraAnswered.sort()).toEqual([...ANSWERED_BY_MASTRA].sort());
   });
 });
+
+/** What the store holds of the victim: their threads, those threads' messages, their working memory. */
+async function victimRows(service: AppHarness) {
+  const snapshot = await storeSnapshot(await service.store());
+  const threads = snapshot.threads.filter((thread) => thread.resourceId === VICTIM.resourceId || thread.id === VICTIM.threadId);
+  const threadIds = new Set(threads.map((thread) => thread.id));
+  return { threads, messages: snapshot.messages.filter((message) => message.threadId !== undefined && threadIds.has(message.threadId)), workingMemory: snapshot.workingMemory[VICTIM.resourceId] };
+}
+
+/** The response's text; an event stream that stays open (Mastra's background-task feed) is read until it goes quiet for a second. */
+async function answerOf(response: Response) {
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) return response.text();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  for (;;) {
+    const next = await Promise.race([reader.read(), new Promise<undefined>((resolve) => setTimeout(resolve, 1_000))]);
+    if (!next || next.done) break;
+    text += next.value;
+  }
+  await reader.cancel().catch(() => {});
+  return text;
+}
+
+const SECRET = 'a-test-secret-that-is-at-least-32-characters';
+const tokenFor = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+
+for (const mode of ['production', 'development'] as const) {
+  describe(`the ${mode} surface with auth on, swept with another user's valid token`, () => {
+    let service: AppHarness;
+    beforeAll(async () => {
+      service = await startApp({ MASTRA_JWT_SECRET: SECRET, SERVER_MODE: mode });
+      await seedVictim(service);
+    });
+    afterAll(() => service.close());
+
+    it("answers no registered route with the victim's data, and accepts no write for the victim", { timeout: 120_000 }, async () => {
+      const authorization = `Bearer ${await tokenFor('attacker')}`;
+      const before = await victimRows(service);
+      expect(before.messages).toHaveLength(4);
+      const routes = registeredRoutes(service);
+      expect(routes.length).toBeGreaterThan(400);
+      // Aimed at the victim's thread under the attacker's own name, and under the victim's.
+      const aims = [
+        { query: ATTACKER_QUERY, body: attackBody },
+        {
+          query: ATTACKER_QUERY.replace('resourceId=attacker', `resourceId=${VICTIM.resourceId}`),
+          body: attackBody.replaceAll('"attacker"', JSON.stringify(VICTIM.resourceId)),
+        },
+      ];
+
+      for (const [method, pattern] of routes) {
+        const path = aimedAtVictim(pattern);
+        for (const headers of [{ 'content-type': 'application/json', authorization }, { 'content-type': 'application/json', authorization, ...NATIVE }]) {
+          for (const aim of aims) {
+            const response = await service.app.request(path + aim.query, { method, headers, body: method === 'GET' ? undefined : aim.body });
+            const text = await answerOf(response);
+            const route = `${method} ${pattern} (${aim.query})`;
+            for (const secret of VICTIM_SECRETS) expect(text, route).not.toContain(secret);
+            // Development opens Mastra's routes as they are, some of which fail on features this service does not configure.
+            if (mode === 'production') expect(response.status, `${route} answered ${response.status}: ${text.slice(0, 200)}`).toBeLessThan(500);
+          }
+        }
+      }
+      expect(await victimRows(service)).toEqual(before);
+      expect(service.model.requests).toHaveLength(0);
+    });
+  });
+}
 
 describe('the development surface (npm run dev, for Studio)', () => {
   let service: AppHarness;

@@ -1,9 +1,10 @@
 import { MastraClient } from '@mastra/client-js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { conversationOf, GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { PARIS_WEATHER } from './fixtures/open-meteo-stand-in.ts';
 import { eventsOf, frame, readFrames, sseFrames, toolThenTextOrder } from './fixtures/sse.ts';
+import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
 beforeAll(async () => {
@@ -170,27 +171,47 @@ describe('POST /stream: memory and clients', () => {
     ]);
   });
 
-  it('loses no stored history when the model fails mid-stream', async () => {
+  it('loses no stored history when the model fails mid-stream, and stores it before the thread goes on', async () => {
     const conversation = { threadId: 'fault-thread', resourceId: 'ada' };
     h.model.script({ text: 'Hello Ada.' }, { text: ['Hel', 'lo'], cutAfter: 1 }, { text: 'ok' });
+    // A slow store: a turn that let its thread go before its writes landed would show here.
+    const memory = (await (await h.store()).getStore('memory'))!;
+    const saveMessages = memory.saveMessages.bind(memory);
+    memory.saveMessages = async (args) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return saveMessages(args);
+    };
+    onTestFinished(() => {
+      memory.saveMessages = saveMessages;
+    });
 
     await h.post(GENERATE, { ...userSays('I am Ada.'), ...conversation });
-    const events = eventsOf(await readFrames(await h.post(STREAM, { ...userSays('Still there?'), ...conversation })));
+    // The next turn is sent while the failing one runs, so it waits for the thread.
+    const gate = deferred();
+    h.model.beforeReply = () => (h.model.requests.length === 2 ? gate.promise : undefined);
+    const failing = h.post(STREAM, { ...userSays('Still there?'), ...conversation });
+    await vi.waitFor(() => expect(h.model.requests).toHaveLength(2));
+    const next = h.post(GENERATE, { ...userSays('Hello?'), ...conversation });
+    gate.resolve();
+    const events = eventsOf(await readFrames(await failing));
     expect(events.at(-1).type).toBe('error');
-    // Mastra stores a failed turn's user message only after the stream has ended, so wait for it to land.
-    await vi.waitFor(async () => {
-      const { messages } = await (await h.get('/threads/fault-thread/messages?resourceId=ada')).json();
-      expect(messages.map((m: { content: string }) => m.content)).toContain('Still there?');
-    });
-    await h.post(GENERATE, { ...userSays('Hello?'), ...conversation });
+    expect((await next).status).toBe(200);
 
-    const history = conversationOf(h.model.requests[2]);
-    expect(history.slice(0, 3)).toEqual([
+    expect(conversationOf(h.model.requests[2])).toEqual([
       { role: 'user', content: 'I am Ada.' },
       { role: 'assistant', content: 'Hello Ada.' },
       { role: 'user', content: 'Still there?' },
+      { role: 'assistant', content: 'Hel' },
+      { role: 'user', content: 'Hello?' },
     ]);
-    expect(history.at(-1)).toEqual({ role: 'user', content: 'Hello?' });
+    expect(await storedMessages(await h.store(), conversation.threadId)).toEqual([
+      ['user', 'I am Ada.'],
+      ['assistant', 'Hello Ada.'],
+      ['user', 'Still there?'],
+      ['assistant', 'Hel', 'interrupted'],
+      ['user', 'Hello?'],
+      ['assistant', 'ok'],
+    ]);
   });
 
   it('gives Studio the native chunk protocol', async () => {

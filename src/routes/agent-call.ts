@@ -66,10 +66,13 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   const caller = callerOf(c.get('requestContext'));
   const resourceId = effectiveResourceId(caller, request.resourceId);
   const threadOwner = request.threadId || request.resourceId ? resourceId : undefined;
-  const turn = await startTurn(request.threadId, clientSignal, options.turns);
+  // A thread named without an owner is a 400 (openConversation); a fresh thread id needs no queue.
+  const thread = request.threadId && threadOwner ? { owner: threadOwner, threadId: request.threadId } : undefined;
+  const turn = await startTurn(thread, clientSignal, options.turns);
   const conversation = await openConversation(await agent.getMemory(), {
     threadId: request.threadId,
     resourceId: threadOwner,
+    claimNewThread: turn.claimNewThread,
     personality: requestedPersonality(request),
     tags: request.runtimeContext?.metadata?.tags,
     title: titleFrom(request.messages),

@@ -8,7 +8,7 @@ import type { ServerMode } from '../security/route-gate.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
 import type { Turn } from '../threads/turn.ts';
 import { prepareAgentCall } from './agent-call.ts';
-import { checkNativeCall, sanitizeNativeAnswer } from './native-call.ts';
+import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
 import './context.ts';
 
@@ -27,13 +27,23 @@ export const THREAD_HEADER = 'x-thread-id';
 
 const AGENT_PATH = `/api/agents/${COMPANION_AGENT_ID}`;
 
-/** Only POST gets here: the route gate answers other methods with 405. */
+/**
+ * Only POST gets here: the route gate answers other methods with 405. A native
+ * turn runs in Mastra's stock handler, which takes the turn's signal as its
+ * abort signal (Mastra's context variable `abortSignal`).
+ */
 function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRouteOptions): MiddlewareHandler {
   return async (c, next) => {
     if (!c.req.header(NATIVE_CLIENT_HEADER)) return spec(c);
-    await checkNativeCall(c, options);
-    await next();
-    await sanitizeNativeAnswer(c, options);
+    const turn = await startNativeTurn(c, options);
+    c.set('abortSignal', turn.signal);
+    try {
+      await next();
+    } catch (error) {
+      turn.end();
+      throw error;
+    }
+    await sanitizeNativeAnswer(c, options, turn);
   };
 }
 

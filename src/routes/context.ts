@@ -1,4 +1,4 @@
-/** @module What the Mastra server (mastra, requestContext) and our trace-id middleware (traceId) put on every request context. */
+/** @module What the Mastra server (mastra, requestContext, abortSignal) and our trace-id middleware (traceId) put on every request context. */
 import type { Mastra } from '@mastra/core/mastra';
 import type { RequestContext } from '@mastra/core/request-context';
 
@@ -7,6 +7,8 @@ declare module 'hono' {
     mastra: Mastra;
     requestContext: RequestContext;
     traceId: string;
+    /** Mastra's handlers take their abort signal from here; a native turn puts its own (turn.ts). */
+    abortSignal: AbortSignal;
     /** The conversation a SPEC agent turn ran in, for the access log line. */
     conversation: { threadId?: string; resourceId?: string };
   }

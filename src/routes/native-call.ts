@@ -1,37 +1,56 @@
 import type { Context } from 'hono';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
-import { fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
+import { CLIENT_GONE, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
 import { nativeAgentRequest, playgroundAgentRequest, type NativeMemory } from '../contract/native-request.ts';
 import { redactRequestBody } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import type { ServerMode } from '../security/route-gate.ts';
-import { findOwnedThread, requireMemory } from '../threads/thread-service.ts';
+import { findThreadForTurn, requireMemory } from '../threads/thread-service.ts';
+import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
 import { readJsonBody } from './agent-call.ts';
 import { replaceJsonBody } from './response-body.ts';
+import { settle } from './spec-stream.ts';
 import './context.ts';
 
 /**
- * @module The checks a native request passes before Mastra's stock agent
- * handler runs it (the `x-mastra-client-type` header selects that wire format
- * and grants nothing): the body against the native allow-list, the request
- * context (body and `?requestContext=` merged) holding nothing but
- * `personality`, and `memory` naming a thread of the caller. In development the
- * body is Studio's (see native-request.ts); the memory rules still hold.
- * Mastra's answer is then cleaned (`sanitizeNativeAnswer`).
+ * @module A native request's turn (the `x-mastra-client-type` header selects
+ * that wire format and grants nothing). Before Mastra's stock agent handler
+ * runs it, the body is checked against the native allow-list, the request
+ * context (body and `?requestContext=` merged) may hold nothing but
+ * `personality`, and the turn starts as a SPEC turn does (turn.ts): in the
+ * queue of its owner's thread, bounded in time, stopped when its client goes,
+ * with `memory` naming a thread of the caller. In development the body is
+ * Studio's (see native-request.ts); the memory rules still hold. Mastra's
+ * answer is then cleaned (`sanitizeNativeAnswer`), and the turn ends when it
+ * has been sent whole.
  */
 export interface NativeCallOptions {
   mode: ServerMode;
+  turns: TurnOptions;
 }
 
 const CLIENT_CONTEXT_KEYS = new Set([PERSONALITY_KEY]);
 
-export async function checkNativeCall(c: Context, options: NativeCallOptions): Promise<void> {
+/** Checks the request and starts its turn; the caller hands `turn.signal` to Mastra's handler and ends the turn. */
+export async function startNativeTurn(c: Context, options: NativeCallOptions): Promise<Turn> {
+  const clientSignal = c.req.raw.signal;
   const schema = options.mode === 'production' ? nativeAgentRequest : playgroundAgentRequest;
   const parsed = schema.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
   if (options.mode === 'production') checkRequestContextKeys(c);
-  if (parsed.data.memory) await checkMemoryOwner(c, parsed.data.memory);
+  const memory = parsed.data.memory;
+  const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
+  const turn = await startTurn(thread, clientSignal, options.turns);
+  if (!thread) return turn;
+  try {
+    const store = requireMemory(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory());
+    await findThreadForTurn(store, thread.threadId, thread.owner, turn.claimNewThread);
+  } catch (error) {
+    turn.end();
+    throw error;
+  }
+  return turn;
 }
 
 /** Keys the server sets (auth, Studio) are reserved; a client may only choose the voice. */
@@ -51,13 +70,12 @@ function checkRequestContextKeys(c: Context) {
  * resource key, else whoever `memory.resource` names; either way the thread
  * must be new or theirs (another user's thread is a 404, like a missing one).
  */
-async function checkMemoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource'>) {
+function memoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource'>): string {
   const resource = effectiveResourceId(callerOf(c.get('requestContext')), memory.resource);
   if (!resource) {
     throw invalidRequest('memory.thread requires memory.resource: a thread always belongs to a user', { field: 'memory.resource' });
   }
-  const store = requireMemory(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory());
-  await findOwnedThread(store, memory.thread, resource);
+  return resource;
 }
 
 interface NativeGenerateReply {
@@ -68,14 +86,23 @@ interface NativeGenerateReply {
 /**
  * What leaves after Mastra's stock handler: errors reduced to `{message, code}`
  * in the generate reply and in every stream frame, and, outside development,
- * the generate reply's model requests redacted as SPEC's are.
+ * the generate reply's model requests redacted as SPEC's are. The turn ends
+ * with the answer: a stream's once its last frame has gone (Mastra has stored
+ * the turn by then) or its client has left; a stopped generate answers why it
+ * stopped, as SPEC's does.
  */
-export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions): Promise<void> {
+export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions, turn: Turn): Promise<void> {
   const contentType = c.res.headers.get('content-type') ?? '';
-  if (contentType.startsWith('text/event-stream')) sanitizeNativeStream(c);
-  else if (c.res.status === 200 && contentType.startsWith('application/json')) {
-    const reply = withoutErrorDetails(await c.res.json(), false) as NativeGenerateReply;
-    replaceJsonBody(c, 200, options.mode === 'production' ? redactedReply(reply) : reply);
+  if (contentType.startsWith('text/event-stream') && c.res.body) return sanitizeNativeStream(c, turn);
+  try {
+    const reason = turn.stopped();
+    if (reason) throw reason;
+    if (c.res.status === 200 && contentType.startsWith('application/json')) {
+      const reply = withoutErrorDetails(await c.res.json(), false) as NativeGenerateReply;
+      replaceJsonBody(c, 200, options.mode === 'production' ? redactedReply(reply) : reply);
+    }
+  } finally {
+    turn.end();
   }
 }
 
@@ -87,8 +114,12 @@ function redactedRequest(request: { body?: unknown } | undefined) {
   return request && { ...request, body: redactRequestBody(request.body) };
 }
 
-/** Rewrites each frame of a native stream whole (SSE frames end with a blank line). */
-function sanitizeNativeStream(c: Context): void {
+/**
+ * Rewrites each frame of a native stream whole (SSE frames end with a blank
+ * line). The turn ends with the stream: after its last frame, or, when its
+ * client leaves, once Mastra has finished the stopped run (`settle`).
+ */
+function sanitizeNativeStream(c: Context, turn: Turn): void {
   let pending = '';
   const frames = new TransformStream<string, string>({
     transform(chunk, controller) {
@@ -100,7 +131,25 @@ function sanitizeNativeStream(c: Context): void {
       if (pending) controller.enqueue(sanitizedFrame(pending));
     },
   });
-  c.res = new Response(c.res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(frames).pipeThrough(new TextEncoderStream()), c.res);
+  const reader = c.res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(frames).pipeThrough(new TextEncoderStream()).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (!next.done) return controller.enqueue(next.value);
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+      turn.end();
+    },
+    async cancel() {
+      turn.abort(CLIENT_GONE);
+      await settle(reader);
+      turn.end();
+    },
+  });
+  c.res = new Response(body, c.res);
 }
 
 function sanitizedFrame(frame: string): string {

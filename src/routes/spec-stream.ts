@@ -3,14 +3,11 @@ import type { ReadableStream, ReadableStreamDefaultReader } from 'node:stream/we
 import type { ChunkType } from '@mastra/core/stream';
 import { type ApiError, clientTooSlow, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
 import { createStreamEventMapper, errorEvent, type SpecEvent } from '../contract/stream-events.ts';
-import type { Turn } from '../threads/turn.ts';
+import { STOPPED_TURN_GRACE_MS, type Turn } from '../threads/turn.ts';
 
 const IDLE = Symbol('idle');
 const STOPPED = Symbol('stopped');
 const TIMED_OUT = Symbol('timed out');
-
-/** How long a stopped run may take to store what it has before its thread is let go anyway. */
-const SETTLE_TIMEOUT_MS = 5_000;
 
 export interface StreamTiming {
   /** SSE comment interval on an idle stream. */
@@ -103,12 +100,15 @@ function createWriter(client: StreamClient, turn: Turn, timing: StreamTiming) {
   };
 }
 
-/** After the run stopped, reads on until Mastra has finished it (and stored what it had), for a bounded time. */
-async function settle(reader: ReadableStreamDefaultReader<ChunkType>) {
-  const deadline = AbortSignal.timeout(SETTLE_TIMEOUT_MS);
+/**
+ * After the run stopped, reads on until Mastra has finished it (and stored what
+ * it had), for a bounded time. Also ends a native stream whose client left (native-call.ts).
+ */
+export async function settle<T>(reader: Pick<ReadableStreamDefaultReader<T>, 'read' | 'cancel'>) {
+  const deadline = AbortSignal.timeout(STOPPED_TURN_GRACE_MS);
   for (;;) {
     const read = reader.read().catch(() => ({ done: true as const, value: undefined }));
-    const next = await within(read, SETTLE_TIMEOUT_MS, deadline);
+    const next = await within(read, STOPPED_TURN_GRACE_MS, deadline);
     if (next === TIMED_OUT || next === STOPPED || next.done) break;
   }
   reader.cancel().catch(() => {});

@@ -75,6 +75,12 @@ describe('createRouteGate in development', () => {
     }
   });
 
+  it("closes the agent-network route, which runs the agent on anyone's thread", async () => {
+    const response = await app.request('/api/agents/companionAgent/network', { method: 'POST' });
+    expect(response.status).toBe(404);
+    expect((await response.json()).code).toBe('NOT_FOUND');
+  });
+
   it('still answers a wrong method on a listed path with 405', async () => {
     const response = await app.request('/api/agents/companionAgent/generate');
     expect(response.status).toBe(405);

@@ -9,7 +9,7 @@ import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
  * Responses and A2A APIs, stored agents, workflows, logs…). In `production`
  * only the routes below pass and any other path is a JSON 404. In
  * `development` (`npm run dev`, bound to localhost) other paths pass on to the
- * framework, because Studio uses its routes. In both modes a listed path with
+ * framework, because Studio uses its routes (but `CLOSED_IN_EVERY_MODE`). In both modes a listed path with
  * another method is a JSON 405 with `Allow`. The README's route table lists exactly `PUBLIC_ROUTES` (a test
  * compares them).
  */
@@ -45,6 +45,12 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'GET', path: '/docs/:asset' },
 ];
 
+/**
+ * Closed in development too: the agent-network route runs the agent on any
+ * thread it is given, whoever owns it (this service has no network).
+ */
+export const CLOSED_IN_EVERY_MODE: readonly PublicRoute[] = [{ method: 'POST', path: '/api/agents/:agentId/network' }];
+
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
@@ -52,6 +58,8 @@ export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
   const router = new TrieRouter<PublicRoute>();
   for (const route of PUBLIC_ROUTES) router.add(route.method, route.path, route);
   const allows = (method: string, path: string) => router.match(method, path)[0].length > 0;
+  const closed = new TrieRouter<PublicRoute>();
+  for (const route of CLOSED_IN_EVERY_MODE) closed.add(route.method, route.path, route);
 
   return async (c, next) => {
     const path = c.req.path;
@@ -60,7 +68,7 @@ export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
     if (allows(method, path)) return next();
     const allowed = METHODS.filter((candidate) => allows(candidate, path));
     if (allowed.length > 0) throw methodNotAllowed(c.req.method, path, allowed);
-    if (options.mode === 'development') return next();
+    if (options.mode === 'development' && closed.match(method, path)[0].length === 0) return next();
     throw routeNotFound(c.req.method, path);
   };
 }

@@ -11,11 +11,13 @@ import type { ConversationIds } from '../contract/shapes.ts';
 import { storedPersonality } from '../contract/thread.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
-import { createOwnedThread, findOwnedThread, updateThread } from './thread-service.ts';
+import { createOwnedThread, findThreadForTurn, updateThread } from './thread-service.ts';
 
 export interface ConversationRequest {
   threadId?: string;
   resourceId?: string;
+  /** The turn's claim on a new thread id (turn.ts), so no other owner creates it meanwhile. */
+  claimNewThread: () => Promise<void>;
   personality?: Personality;
   title: string;
   tags?: string[];
@@ -36,7 +38,7 @@ export async function openConversation(memory: MastraMemory | undefined, request
   }
   if (!memory) throw memoryNotInitialized();
   const id = threadId ?? randomUUID();
-  const existing = await findOwnedThread(memory, id, resourceId);
+  const existing = await findThreadForTurn(memory, id, resourceId, request.claimNewThread);
   const thread = existing
     ? await updateIfChanged(memory, existing, request)
     : await createOwnedThread(memory, {

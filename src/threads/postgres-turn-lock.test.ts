@@ -33,10 +33,10 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
   it('runs a thread’s turns one replica at a time, and other threads alongside', async () => {
     const a = replica();
     const b = replica();
-    const releaseA = await a.acquire('thread-1', open());
+    const releaseA = await a.acquire({ threadId: 'thread-1' }, open());
     let bRunning = false;
-    const bTurn = b.acquire('thread-1', open()).then((release) => ((bRunning = true), release));
-    (await b.acquire('thread-2', open()))();
+    const bTurn = b.acquire({ threadId: 'thread-1' }, open()).then((release) => ((bRunning = true), release));
+    (await b.acquire({ threadId: 'thread-2' }, open()))();
     await manyPolls();
     expect(bRunning).toBe(false);
 
@@ -44,7 +44,7 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     const releaseB = await bTurn;
     expect(bRunning).toBe(true);
     let aRunning = false;
-    const aAgain = a.acquire('thread-1', open()).then((release) => ((aRunning = true), release));
+    const aAgain = a.acquire({ threadId: 'thread-1' }, open()).then((release) => ((aRunning = true), release));
     await manyPolls();
     expect(aRunning).toBe(false);
     releaseB();
@@ -54,21 +54,21 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
   it('drops a waiting turn whose signal aborts, with its reason, and holds nothing for it', async () => {
     const a = replica();
     const b = replica();
-    const releaseA = await a.acquire('thread-1', open());
+    const releaseA = await a.acquire({ threadId: 'thread-1' }, open());
     const gone = new AbortController();
-    const waiting = b.acquire('thread-1', gone.signal);
+    const waiting = b.acquire({ threadId: 'thread-1' }, gone.signal);
     await manyPolls();
     gone.abort('client left');
     await expect(waiting).rejects.toBe('client left');
 
     releaseA();
     const c = replica();
-    (await c.acquire('thread-1', open()))();
+    (await c.acquire({ threadId: 'thread-1' }, open()))();
   });
 
   it('frees the threads of a replica whose connection dies (a crash), and says so', async () => {
     const a = replica();
-    await a.acquire('thread-1', open());
+    await a.acquire({ threadId: 'thread-1' }, open());
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
     try {
@@ -79,7 +79,7 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
       await admin.end();
     }
     const b = replica();
-    (await b.acquire('thread-1', open()))();
+    (await b.acquire({ threadId: 'thread-1' }, open()))();
     expect(connectionErrors.length).toBeGreaterThan(0);
   });
 
@@ -87,15 +87,28 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     const lock = new PostgresTurnLock('postgres://postgres@127.0.0.1:9/none', new InProcessTurnLock({ maxQueued: 0 }));
     locks.push(lock);
     for (let attempt = 0; attempt < 2; attempt++) {
-      await expect(lock.acquire('thread-1', open())).rejects.toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED' });
+      await expect(lock.acquire({ threadId: 'thread-1' }, open())).rejects.toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED' });
     }
+  });
+
+  it("never lets a stranger's turns on a thread id, on any replica, hold up or fill the owner's", async () => {
+    const a = replica();
+    const b = replica();
+    const strangers = [await a.acquire({ owner: 'mallory', threadId: 'diary' }, open()), await b.acquire({ owner: 'eve', threadId: 'diary' }, open())];
+    // The stranger's queue on replica a is full (maxQueued 5); the owner's turns still run at once, on either replica.
+    const queued = Array.from({ length: 5 }, () => a.acquire({ owner: 'mallory', threadId: 'diary' }, open()));
+    await expect(a.acquire({ owner: 'mallory', threadId: 'diary' }, open())).rejects.toMatchObject({ status: 429 });
+    (await a.acquire({ owner: 'alice', threadId: 'diary' }, open()))();
+    (await b.acquire({ owner: 'alice', threadId: 'diary' }, open()))();
+    for (const release of strangers) release();
+    for (const turn of queued) (await turn)();
   });
 
   it('keeps the in-process queue bound', async () => {
     const lock = new PostgresTurnLock(postgres.url, new InProcessTurnLock({ maxQueued: 0 }));
     locks.push(lock);
-    const release = await lock.acquire('thread-1', open());
-    await expect(lock.acquire('thread-1', open())).rejects.toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    const release = await lock.acquire({ threadId: 'thread-1' }, open());
+    await expect(lock.acquire({ threadId: 'thread-1' }, open())).rejects.toMatchObject({ status: 429, code: 'RATE_LIMITED' });
     release();
   });
 });

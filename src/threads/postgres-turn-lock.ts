@@ -2,19 +2,19 @@
  * @module Per-thread turn order across replicas that share one PostgreSQL store.
  * Within a process, turns queue in the in-process lock (arrival order, bounded
  * queue, dropped when their client leaves). The turn at the head of a thread's
- * queue then takes a session advisory lock on the thread,
- * `pg_try_advisory_lock(hashtext('companion-agent:turn'), hashtext(threadId))`,
+ * queue then takes a session advisory lock on the same key (owner and thread, see turn-lock.ts),
+ * `pg_try_advisory_lock(hashtext('companion-agent:turn'), hashtext('owner/threadId'))`,
  * on this replica's one dedicated connection, retrying every `pollMs` while
  * another replica holds it. A session lock dies with its session: a replica
  * that crashes or loses its connection frees its threads at once.
  *
  * One connection serves all of a replica's locks (a session may hold many), so
- * the number of running turns never depends on a pool's size. Two threads whose
- * ids share a hash only ever wait on each other across replicas.
+ * the number of running turns never depends on a pool's size. Two keys that
+ * share a hash only ever wait on each other across replicas.
  */
 import pg from 'pg';
 import { memoryNotInitialized } from '../contract/errors.ts';
-import type { Release, TurnLock } from './turn-lock.ts';
+import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 
 const NAMESPACE = 'companion-agent:turn';
 const DEFAULT_POLL_MS = 100;
@@ -40,10 +40,11 @@ export class PostgresTurnLock implements TurnLock {
     this.#onConnectionError = options.onConnectionError ?? (() => {});
   }
 
-  async acquire(threadId: string, signal: AbortSignal): Promise<Release> {
-    const releaseLocal = await this.#local.acquire(threadId, signal);
+  async acquire(key: TurnKey, signal: AbortSignal): Promise<Release> {
+    const releaseLocal = await this.#local.acquire(key, signal);
+    const name = lockName(key);
     try {
-      await this.#lockAcrossReplicas(threadId, signal);
+      await this.#lockAcrossReplicas(name, signal);
     } catch (error) {
       releaseLocal();
       throw error;
@@ -53,7 +54,7 @@ export class PostgresTurnLock implements TurnLock {
       if (released) return;
       released = true;
       // Queries on one connection run in order, so a local successor's lock query follows this unlock.
-      this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, threadId]).catch(() => {});
+      this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
       releaseLocal();
     };
   }
@@ -65,10 +66,10 @@ export class PostgresTurnLock implements TurnLock {
     await this.#local.close();
   }
 
-  async #lockAcrossReplicas(threadId: string, signal: AbortSignal) {
+  async #lockAcrossReplicas(name: string, signal: AbortSignal) {
     for (;;) {
       signal.throwIfAborted();
-      const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, threadId]).catch(
+      const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, name]).catch(
         (error: unknown) => {
           // The store a stored turn needs is unreachable: the same answer as for its messages.
           throw memoryNotInitialized(error);
@@ -77,7 +78,7 @@ export class PostgresTurnLock implements TurnLock {
       if (rows[0]?.locked) {
         if (!signal.aborted) return;
         // Locked just as the turn was given up: let the thread go again.
-        await this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, threadId]).catch(() => {});
+        await this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
         signal.throwIfAborted();
       }
       await pause(this.#pollMs, signal);

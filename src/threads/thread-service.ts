@@ -27,6 +27,18 @@ export async function findOwnedThread(memory: MastraMemory, threadId: string, re
   return thread;
 }
 
+/**
+ * The owner's thread for a turn, `null` when it is new. A new id is claimed
+ * first (`claimNewThread`, see turn.ts) and looked up again: another owner may
+ * have created it meanwhile, and then it is theirs (a 404).
+ */
+export async function findThreadForTurn(memory: MastraMemory, threadId: string, resourceId: string, claimNewThread: () => Promise<void>) {
+  const thread = await findOwnedThread(memory, threadId, resourceId);
+  if (thread) return thread;
+  await claimNewThread();
+  return findOwnedThread(memory, threadId, resourceId);
+}
+
 export async function getOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
   const thread = await findOwnedThread(memory, threadId, resourceId);
   if (!thread) throw threadNotFound(threadId);

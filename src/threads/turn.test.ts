@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CLIENT_GONE } from '../contract/errors.ts';
 import { InProcessTurnLock } from './turn-lock.ts';
-import { startTurn } from './turn.ts';
+import { STOPPED_TURN_GRACE_MS, startTurn } from './turn.ts';
 
 const TIMEOUT_MS = 1_000;
 
@@ -13,7 +13,8 @@ describe('startTurn', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  const start = (threadId: string | undefined, client = new AbortController()) => startTurn(threadId, client.signal, { lock, timeoutMs: TIMEOUT_MS });
+  const start = (threadId: string | undefined, client = new AbortController(), owner = 'ada') =>
+    startTurn(threadId ? { owner, threadId } : undefined, client.signal, { lock, timeoutMs: TIMEOUT_MS });
 
   it('stops a turn that outgrows its time with 504 MODEL_ERROR', async () => {
     const turn = await start('t');
@@ -73,5 +74,46 @@ describe('startTurn', () => {
     const [a, b] = await Promise.all([start(undefined), start(undefined)]);
     a.end();
     b.end();
+  });
+
+  it("runs one owner's turns on a thread in order, and another owner's on the same id alongside", async () => {
+    const owners = await start('t');
+    const strangers = await start('t', new AbortController(), 'mallory');
+    let ownersNextRan = false;
+    const ownersNext = start('t').then((turn) => ((ownersNextRan = true), turn));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ownersNextRan).toBe(false);
+    owners.end();
+    (await ownersNext).end();
+    strangers.end();
+  });
+
+  it('holds a claimed new thread id against every other owner until the turn ends', async () => {
+    const first = await start('new');
+    await first.claimNewThread();
+    const other = await start('new', new AbortController(), 'mallory');
+    let claimed = false;
+    const claim = other.claimNewThread().then(() => (claimed = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(claimed).toBe(false);
+    first.end();
+    await claim;
+    other.end();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('lets a stopped turn\'s thread go after the grace period, even if its writer never ends it', async () => {
+    const options = { lock, timeoutMs: STOPPED_TURN_GRACE_MS * 2 };
+    const client = new AbortController();
+    const stopped = await startTurn({ owner: 'ada', threadId: 't' }, client.signal, options);
+    client.abort();
+    let nextRan = false;
+    const next = startTurn({ owner: 'ada', threadId: 't' }, new AbortController().signal, options).then((turn) => ((nextRan = true), turn));
+    await vi.advanceTimersByTimeAsync(STOPPED_TURN_GRACE_MS - 1);
+    expect(nextRan).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(nextRan).toBe(true);
+    (await next).end();
+    stopped.end();
   });
 });

@@ -5,14 +5,28 @@
  * included), always with the `ApiError` that says why. A stored turn holds its
  * thread's lock until `end()`, which every exit path calls; `end()` also stops
  * the clock, so a turn can never keep its thread, or its timer, past its end.
+ * A stopped turn gets `STOPPED_TURN_GRACE_MS` to store what it has; after that
+ * its thread is let go even if its writer never finishes (a client that stopped
+ * reading cannot hold its thread).
+ *
+ * Both wire formats (SPEC and Mastra's native one) run their turns through here.
  */
 import { type ApiError, CLIENT_GONE, modelTimedOut } from '../contract/errors.ts';
-import type { TurnLock } from './turn-lock.ts';
+import type { Release, TurnLock } from './turn-lock.ts';
+
+/** How long a stopped run may take to store what it has before its thread is let go anyway. */
+export const STOPPED_TURN_GRACE_MS = 5_000;
 
 export interface TurnOptions {
   lock: TurnLock;
   /** The whole turn's budget, queue wait included (`MODEL_TIMEOUT_MS`). */
   timeoutMs: number;
+}
+
+/** The stored thread a turn runs on, as its request names it: the owner is the caller (or the named user without auth). */
+export interface TurnThread {
+  owner: string;
+  threadId: string;
 }
 
 export interface Turn {
@@ -22,16 +36,23 @@ export interface Turn {
   abort(reason: ApiError): void;
   /** The reason the turn was stopped, if it was. */
   stopped(): ApiError | undefined;
+  /**
+   * For a thread the store does not hold yet: until the turn ends, no other
+   * owner's turn can claim the same id, so two users can never both create it
+   * (the store's thread write is an upsert that would hand it to the later one).
+   */
+  claimNewThread(): Promise<void>;
   /** Lets the thread's next turn in and stops the clock; calling it again does nothing. */
   end(): void;
 }
 
 /**
  * Starts a turn for a client whose connection is `clientSignal`, and waits for
- * the thread's earlier turns when there is a thread. Rejects (with nothing left
- * held) when the queue is full, the client leaves, or the time runs out first.
+ * the owner's earlier turns on the thread when there is one. Rejects (with
+ * nothing left held) when the queue is full, the client leaves, or the time
+ * runs out first.
  */
-export async function startTurn(threadId: string | undefined, clientSignal: AbortSignal, options: TurnOptions): Promise<Turn> {
+export async function startTurn(thread: TurnThread | undefined, clientSignal: AbortSignal, options: TurnOptions): Promise<Turn> {
   const controller = new AbortController();
   const abort = (reason: ApiError) => controller.abort(reason);
   const onClientGone = () => abort(CLIENT_GONE);
@@ -44,20 +65,35 @@ export async function startTurn(threadId: string | undefined, clientSignal: Abor
     clientSignal.removeEventListener('abort', onClientGone);
   };
 
-  let release: () => void;
+  const held: Release[] = [];
   try {
-    release = threadId ? await options.lock.acquire(threadId, controller.signal) : () => {};
+    if (thread) held.push(await options.lock.acquire(thread, controller.signal));
   } catch (error) {
     stopClock();
     throw error;
   }
+  let ended = false;
+  let grace: NodeJS.Timeout | undefined;
+  const startGrace = () => (grace = setTimeout(end, STOPPED_TURN_GRACE_MS));
+  function end() {
+    ended = true;
+    stopClock();
+    clearTimeout(grace);
+    controller.signal.removeEventListener('abort', startGrace);
+    for (const release of held.splice(0).reverse()) release();
+  }
+  if (controller.signal.aborted) startGrace();
+  else controller.signal.addEventListener('abort', startGrace, { once: true });
   return {
     signal: controller.signal,
     abort,
     stopped: () => (controller.signal.aborted ? (controller.signal.reason as ApiError) : undefined),
-    end() {
-      stopClock();
-      release();
+    async claimNewThread() {
+      if (!thread) return;
+      const release = await options.lock.acquire({ threadId: thread.threadId }, controller.signal);
+      if (ended) release();
+      else held.push(release);
     },
+    end,
   };
 }

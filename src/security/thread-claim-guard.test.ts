@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type AppHarness } from '../../tests/fixtures/app-harness.ts';
+import { seedThread } from '../../tests/fixtures/seed-thread.ts';
+import { storeSnapshot } from '../../tests/fixtures/store-snapshot.ts';
+
+// Development mode opens Mastra's memory routes (for Studio), where the guard stands.
+describe('threadClaimGuard', () => {
+  let h: AppHarness;
+  beforeAll(async () => {
+    h = await startApp({ SERVER_MODE: 'development' });
+    await seedThread(await h.store(), { threadId: 'victim-thread', resourceId: 'victim' }, 2);
+    await seedThread(await h.store(), { threadId: 'own-thread', resourceId: 'attacker' }, 2);
+  });
+  afterAll(() => h.close());
+
+  const post = (path: string, body: unknown) =>
+    h.app.request(`${path}?agentId=companionAgent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it.each([
+    ['creating', '/api/memory/threads', { threadId: 'victim-thread', resourceId: 'attacker', title: 'taken over' }],
+    ['creating (network)', '/api/memory/network/threads', { threadId: 'victim-thread', resourceId: 'attacker', title: 'taken over' }],
+    ['cloning onto', '/api/memory/threads/own-thread/clone', { newThreadId: 'victim-thread', resourceId: 'attacker' }],
+  ])("refuses %s another owner's thread id with 404, and the thread stays theirs", async (_name, path, body) => {
+    const before = await storeSnapshot(await h.store());
+    const response = await post(path, body);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', details: { threadId: 'victim-thread' } });
+    expect(await storeSnapshot(await h.store())).toEqual(before);
+  });
+
+  it('lets Mastra create a thread under a new id, or recreate the caller’s own', async () => {
+    expect((await post('/api/memory/threads', { threadId: 'fresh-thread', resourceId: 'attacker', title: 'new' })).status).toBe(200);
+    expect((await post('/api/memory/threads', { threadId: 'own-thread', resourceId: 'attacker', title: 'renamed' })).status).toBe(200);
+    expect((await post('/api/memory/threads', { resourceId: 'attacker', title: 'no id' })).status).toBe(200);
+  });
+});
