@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts', 'src/**/*.test.ts'],
     setupFiles: ['tests/fixtures/contract-check.setup.ts'],
+    // One PostgreSQL server per test process, started by the first test that needs a database, stopped after the run.
+    globalSetup: ['tests/fixtures/postgres.global-setup.ts'],
     // Test files share their workers and module cache: Mastra and the app are imported once per worker, not
     // once per file. No test relies on fresh module state (each builds its own app with createApp).
     isolate: false,
