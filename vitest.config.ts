@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,6 +10,9 @@ export default defineConfig({
     // Test files share their workers and module cache: Mastra and the app are imported once per worker, not
     // once per file. No test relies on fresh module state (each builds its own app with createApp).
     isolate: false,
+    // Vitest's default is one worker fewer than the cores: a single worker on two, where most of a test's time is
+    // waiting (a process starting, a socket, a timer) rather than computing. Two workers overlap those waits.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Minutes each (a browser on Studio, a real `mastra build`): `npm run test:e2e`.
     exclude: ['tests/e2e/**', '**/node_modules/**'],
     testTimeout: 20_000,
