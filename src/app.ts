@@ -176,6 +176,9 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   return {
     mastra,
     async close() {
+      // Mastra's own teardown too: each instance registers a hook in a module-level registry that only
+      // shutdown() removes, so a closed app would otherwise stay in memory for the life of the process.
+      await mastra.shutdown();
       await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close(), tracing?.close()]);
     },
   };

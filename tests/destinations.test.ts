@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DESTINATIONS } from '../src/mastra/tools/destination-catalogue.ts';
-import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { weatherAt, weatherToolResultAt } from './fixtures/open-meteo-stand-in.ts';
 import { eventsOf, readFrames, toolThenTextOrder } from './fixtures/sse.ts';
 
-let h: CompanionHarness;
+let h: AppHarness;
 beforeAll(async () => {
-  h = await startCompanion();
+  h = await startApp();
 });
 afterAll(() => h.close());
 beforeEach(() => h.reset());

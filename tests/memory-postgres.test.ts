@@ -7,5 +7,5 @@ describeMemorySuite({
   name: 'PostgreSQL',
   databaseUrl: async () => (postgres = await startPostgres()).url,
   cleanUp: async () => postgres?.stop(),
-  secondProcess: 'a second replica',
+  secondInstance: 'a second replica',
 });

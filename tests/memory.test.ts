@@ -7,7 +7,7 @@ describeMemorySuite({
   name: 'LibSQL file',
   databaseUrl: async () => tempDatabaseUrl(),
   cleanUp: async () => {},
-  secondProcess: 'the service restarted',
+  secondInstance: 'the service restarted',
 });
 
 describe('memory switched off or unreachable', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { conversationOf } from './fixtures/spec-requests.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
@@ -37,13 +38,37 @@ async function holdTurnOnFirstReplica(ids: { threadId: string; resourceId: strin
   return { gate, frames };
 }
 
+/**
+ * Resolves once the replica not holding the thread has asked PostgreSQL for a turn lock twice: it was
+ * refused once and is waiting (with the lock broken, its turn would have reached the model before asking again).
+ */
+async function lockAskedForTwice() {
+  const client = new pg.Client({ connectionString: postgres.url });
+  await client.connect();
+  try {
+    const lastAsked = async () => {
+      const { rows } = await client.query(
+        `SELECT query_start FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'companion-agent:turn'
+           AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
+      );
+      return rows[0]?.query_start as Date | undefined;
+    };
+    // Bounds for a busy machine: the request crosses a real socket into another process.
+    const patience = { timeout: 10_000, interval: 20 };
+    const first = await vi.waitFor(async () => (await lastAsked()) ?? Promise.reject(new Error('the second replica has not asked yet')), patience);
+    await vi.waitFor(async () => expect((await lastAsked())?.getTime()).not.toBe(first.getTime()), patience);
+  } finally {
+    await client.end();
+  }
+}
+
 it('keeps one thread’s turns in order across replicas: the second replica’s turn waits for the first’s', async () => {
   const ids = { threadId: randomUUID(), resourceId: 'replicas' };
   const { gate, frames } = await holdTurnOnFirstReplica(ids);
 
   const second = onReplica({ ...userSays('What did I ask?'), ...ids });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  // Half a second on, the second replica has still not called the model: the thread is taken.
+  await lockAskedForTwice();
+  // The second replica was refused the thread and asked again: it has still not called the model.
   expect(h.model.requests).toHaveLength(1);
 
   gate.resolve();

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Mastra } from '@mastra/core/mastra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
 import { createApp } from '../src/app.ts';
@@ -47,10 +48,14 @@ async function weatherTurn(app: App): Promise<string> {
   return response.headers.get('x-trace-id')!;
 }
 
-/** Studio's own query for the Traces page; spans are written in batches, so this waits for the first trace. */
-async function firstTrace(app: App) {
+/**
+ * Studio's own query for the Traces page. Spans are written in batches (every few seconds): the exporters are
+ * flushed first, as they would be in time, so the trace is there without waiting for the batch timer.
+ */
+async function firstTrace(app: App, mastra: Mastra) {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
+    await mastra.observability.flush();
     const now = Date.now();
     const response = await app.request('/api/observability/traces/query', {
       method: 'POST',
@@ -79,7 +84,7 @@ describe('tracing on', () => {
       expect(exporters).toEqual(['mastra-storage-exporter']);
 
       const requestTraceId = await weatherTurn(app);
-      const trace = await firstTrace(app);
+      const trace = await firstTrace(app, mastra);
       expect(trace).toMatchObject({ entityId: 'companionAgent', threadId: 'trip', resourceId: 'ana', status: 'success' });
       // The request's x-trace-id (also in its log line) finds the trace.
       expect(trace.metadata).toMatchObject({ requestTraceId });

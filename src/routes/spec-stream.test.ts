@@ -10,6 +10,8 @@ import { pipeSpecEvents } from './spec-stream.ts';
 const RUN = 'run-1';
 const TIMING = { keepAliveMs: 100, idleTimeoutMs: 700, writeTimeoutMs: 10_000 };
 const KEEP_ALIVE = ': keep-alive';
+/** How long a stopped run may take to store its partial reply (spec-stream.ts): the fake clock runs past it. */
+const SETTLE_MS = 5_000;
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -55,7 +57,11 @@ async function pipeRun() {
     events: () => frames.filter((f) => f.text.startsWith('data: ')).map((f) => streamEventSchema.parse(JSON.parse(f.text.slice(6)))),
     abort: turn,
     upstreamCancelled: () => upstreamCancelled,
-    done: () => Promise.all([piping, reading]),
+    /** The pipe's end: a stopped run is given its settling time on the fake clock, so no test waits for real. */
+    done: async () => {
+      await vi.advanceTimersByTimeAsync(SETTLE_MS);
+      await Promise.all([piping, reading]);
+    },
   };
 }
 

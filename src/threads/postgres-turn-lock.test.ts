@@ -73,7 +73,7 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     await admin.connect();
     try {
       await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'companion-agent:turn' AND pid <> pg_backend_pid()",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'companion-agent:turn' AND datname = current_database() AND pid <> pg_backend_pid()",
       );
     } finally {
       await admin.end();
