@@ -35,8 +35,19 @@ let model: OpenAIStandIn;
 beforeAll(async () => {
   model = await startOpenAIStandIn();
 });
-afterAll(() => model.close());
 beforeEach(() => model.reset());
+
+/** Every app a test builds, closed after the file (a closed app frees its store, lock and Mastra instance). */
+const opened: Array<Awaited<ReturnType<typeof createApp>>> = [];
+afterAll(async () => {
+  await Promise.all(opened.splice(0).map((companion) => companion.close()));
+  await model.close();
+});
+async function openApp(config: ReturnType<typeof configFor>) {
+  const companion = await createApp(config);
+  opened.push(companion);
+  return companion;
+}
 
 function configFor(env: Record<string, string>) {
   return parseConfig({
@@ -53,7 +64,7 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
   let alice: string;
   let bob: string;
   beforeAll(async () => {
-    ({ app } = await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' })));
+    ({ app } = await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' })));
     [alice, bob] = await Promise.all([hs256({ sub: 'alice' }), hs256({ sub: 'bob' })]);
   });
 
@@ -127,7 +138,7 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
   });
 
   it("scopes Mastra's memory routes (open in development mode, for Studio) to the caller", async () => {
-    const dev = (await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
     model.script({ text: 'Kept.' });
     await call(dev, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-memory' }) });
     const asAlice = await call(dev, 'GET', '/api/memory/threads/alice-memory/messages?agentId=companionAgent', { token: alice });
@@ -154,7 +165,7 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
     sign = (claims, { audience = 'companion' } = {}) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'key-1' }).setIssuer('https://id.example').setAudience(audience).setExpirationTime('5m').sign(privateKey);
-    ({ app } = await createApp(configFor({ AUTH_JWKS_URL: url, AUTH_ISSUER: 'https://id.example', AUTH_AUDIENCE: 'companion', RATE_LIMIT_PER_MINUTE: '0' })));
+    ({ app } = await openApp(configFor({ AUTH_JWKS_URL: url, AUTH_ISSUER: 'https://id.example', AUTH_AUDIENCE: 'companion', RATE_LIMIT_PER_MINUTE: '0' })));
   });
   afterAll(() => new Promise((resolve) => jwks.close(resolve)));
 
@@ -180,7 +191,7 @@ describe('rate limiting', () => {
 
   it('answers 429 RATE_LIMITED with Retry-After and RateLimit headers over the limit, per client, and again after the window', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    const { app } = await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '2' }));
+    const { app } = await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '2' }));
     const [dan, eve] = await Promise.all([hs256({ sub: 'dan' }, { expiresIn: '1h' }), hs256({ sub: 'eve' }, { expiresIn: '1h' })]);
 
     const statuses = [];
@@ -202,11 +213,11 @@ describe('rate limiting', () => {
   });
 
   it('counts by address without auth, and not at all with RATE_LIMIT_PER_MINUTE=0', async () => {
-    const limited = (await createApp(configFor({ RATE_LIMIT_PER_MINUTE: '1' }))).app;
+    const limited = (await openApp(configFor({ RATE_LIMIT_PER_MINUTE: '1' }))).app;
     expect((await call(limited, 'GET', '/threads?resourceId=x')).status).toBe(200);
     expect((await call(limited, 'GET', '/threads?resourceId=y')).status).toBe(429);
 
-    const unlimited = (await createApp(configFor({ RATE_LIMIT_PER_MINUTE: '0' }))).app;
+    const unlimited = (await openApp(configFor({ RATE_LIMIT_PER_MINUTE: '0' }))).app;
     for (let i = 0; i < 5; i++) expect((await call(unlimited, 'GET', '/threads?resourceId=x')).status).toBe(200);
   });
 });
