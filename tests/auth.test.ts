@@ -139,6 +139,20 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     const bobsList = await call(dev, 'GET', '/api/memory/threads?agentId=companionAgent&resourceId=alice', { token: bob });
     expect(JSON.stringify(await bobsList.json())).not.toContain('alice-memory');
   });
+
+  it("serves Studio's page without a token in development only, and never the API or the service's routes", async () => {
+    const dev = (await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    // Studio must load before its user can give it a token (its own form asks for one).
+    const page = await dev.request('/agents/companionAgent/threads/new');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    for (const path of ['/threads', '/threads/alice-diary/messages', '/docs', '/api/agents', '/api/memory/threads?agentId=companionAgent', '/%74hreads', '/%61pi/agents']) {
+      const response = await dev.request(path);
+      expect(response.status, path).toBe(401);
+      expect((await response.json()).code, path).toBe('UNAUTHORIZED');
+    }
+    expect((await app.request('/agents/companionAgent/threads/new')).status).toBe(404);
+  });
 });
 
 describe('with AUTH_JWKS_URL (an identity provider)', () => {
