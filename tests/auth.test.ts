@@ -180,6 +180,15 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     expect(list.threads.map((t: { id: string; resourceId: string }) => [t.id, t.resourceId])).toEqual([['carol-1', 'carol']]);
   });
 
+  it("tells Studio who the provider's token stands for, so Studio lets its user in", async () => {
+    // Studio asks this route; with no user in the answer it keeps asking for a token.
+    const capabilities = async (token?: string) =>
+      (await app.request('/api/auth/capabilities', token ? { headers: { authorization: `Bearer ${token}` } } : undefined)).json();
+    expect(await capabilities(await sign({ sub: 'carol' }))).toMatchObject({ enabled: true, user: { id: 'carol' } });
+    expect(await capabilities()).not.toHaveProperty('user');
+    expect(await capabilities(await sign({ sub: 'carol' }, { audience: 'someone-else' }))).not.toHaveProperty('user');
+  });
+
   it('refuses a token for another audience, an HS256 token and an unsigned one', async () => {
     for (const token of [await sign({ sub: 'carol' }, { audience: 'someone-else' }), await hs256({ sub: 'carol' }), unsigned({ sub: 'carol' })]) {
       const response = await call(app, 'GET', '/threads', { token });
