@@ -30,7 +30,8 @@ import { createCorsOrigin } from './security/cors-origin.ts';
 import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts';
 import { queryGuard } from './security/query-guard.ts';
 import { rateLimit } from './security/rate-limit.ts';
-import { createRouteGate } from './security/route-gate.ts';
+import { createRouteGate, PUBLIC_ROUTES } from './security/route-gate.ts';
+import { studioShell } from './security/studio-shell.ts';
 import { threadClaimGuard } from './security/thread-claim-guard.ts';
 import { MAX_AUDIO_BYTES } from './contract/stt.ts';
 import { createSttEngine } from './stt/index.ts';
@@ -85,10 +86,15 @@ function createRateLimitStore(config: Config, logger: IMastraLogger): PostgresRa
   return new PostgresRateLimitStore(config.databaseUrl, (error) => logger.warn('rate limit store connection lost', { error: error.message }));
 }
 
+/** Studio (development only) must load its page before its user can give it a token. */
+function publicRequests(config: Config) {
+  return config.server.mode === 'development' ? studioShell(PUBLIC_ROUTES) : undefined;
+}
+
 /** The security middleware in order: who is calling, then how often. */
 function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthProvider>, rateLimitStore: Store | undefined) {
   return [
-    ...(auth ? [authenticate({ provider: auth, publicPaths: PROBE_PATHS })] : []),
+    ...(auth ? [authenticate({ provider: auth, publicPaths: PROBE_PATHS, isPublicRequest: publicRequests(config) })] : []),
     rateLimit({ ...config.rateLimit, store: rateLimitStore }),
   ];
 }

@@ -150,6 +150,20 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     const bobsList = await call(dev, 'GET', '/api/memory/threads?agentId=companionAgent&resourceId=alice', { token: bob });
     expect(JSON.stringify(await bobsList.json())).not.toContain('alice-memory');
   });
+
+  it("serves Studio's page without a token in development only, and never the API or the service's routes", async () => {
+    const dev = (await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    // Studio must load before its user can give it a token (its own form asks for one).
+    const page = await dev.request('/agents/companionAgent/threads/new');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    for (const path of ['/threads', '/threads/alice-diary/messages', '/docs', '/api/agents', '/api/memory/threads?agentId=companionAgent', '/%74hreads', '/%61pi/agents']) {
+      const response = await dev.request(path);
+      expect(response.status, path).toBe(401);
+      expect((await response.json()).code, path).toBe('UNAUTHORIZED');
+    }
+    expect((await app.request('/agents/companionAgent/threads/new')).status).toBe(404);
+  });
 });
 
 describe('with AUTH_JWKS_URL (an identity provider)', () => {
@@ -175,6 +189,15 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     expect(response.status).toBe(200);
     const list = await (await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) })).json();
     expect(list.threads.map((t: { id: string; resourceId: string }) => [t.id, t.resourceId])).toEqual([['carol-1', 'carol']]);
+  });
+
+  it("tells Studio who the provider's token stands for, so Studio lets its user in", async () => {
+    // Studio asks this route; with no user in the answer it keeps asking for a token.
+    const capabilities = async (token?: string) =>
+      (await app.request('/api/auth/capabilities', token ? { headers: { authorization: `Bearer ${token}` } } : undefined)).json();
+    expect(await capabilities(await sign({ sub: 'carol' }))).toMatchObject({ enabled: true, user: { id: 'carol' } });
+    expect(await capabilities()).not.toHaveProperty('user');
+    expect(await capabilities(await sign({ sub: 'carol' }, { audience: 'someone-else' }))).not.toHaveProperty('user');
   });
 
   it('refuses a token for another audience, an HS256 token and an unsigned one', async () => {

@@ -15,15 +15,17 @@ export interface AuthenticateOptions {
   provider: MastraAuthProvider;
   /** Paths that answer without a token (liveness and readiness probes). */
   publicPaths: readonly string[];
+  /** Other requests that answer without a token (Studio's shell under `npm run dev`). */
+  isPublicRequest?: (method: string, path: string) => boolean;
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]+)$/;
 
-export function authenticate({ provider, publicPaths }: AuthenticateOptions): MiddlewareHandler {
+export function authenticate({ provider, publicPaths, isPublicRequest = () => false }: AuthenticateOptions): MiddlewareHandler {
   const isPublic = new Set(publicPaths);
   return async (c, next) => {
     // Preflights carry no credentials by design; CORS decides them.
-    if (c.req.method === 'OPTIONS' || isPublic.has(c.req.path)) return next();
+    if (c.req.method === 'OPTIONS' || isPublic.has(c.req.path) || isPublicRequest(c.req.method, c.req.path)) return next();
     const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
     const user = token ? await provider.authenticateToken(token, c.req).catch(() => null) : null;
     const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;

@@ -3,6 +3,7 @@
  * Clerk, Supabase, Keycloak, Okta … all publish one): a Mastra auth provider,
  * so Mastra's own routes and ours verify tokens the same way.
  */
+import type { IUserProvider, User } from '@mastra/core/auth';
 import { MastraAuthProvider } from '@mastra/core/server';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 
@@ -17,7 +18,7 @@ export interface JwksAuthOptions {
 // Asymmetric algorithms only: a JWKS holds public keys, so an HMAC token "signed" with one is a forgery.
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
-export class JwksAuth extends MastraAuthProvider<JWTPayload> {
+export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserProvider {
   private readonly keys: ReturnType<typeof createRemoteJWKSet>;
   private readonly options: JwksAuthOptions;
 
@@ -44,5 +45,20 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> {
 
   async authorizeUser(user: JWTPayload): Promise<boolean> {
     return typeof user.sub === 'string';
+  }
+
+  /**
+   * Who the request's token stands for. Studio asks Mastra's auth capabilities route, which asks this:
+   * without it Studio kept its *Authentication Required* form up even with a valid token.
+   */
+  async getCurrentUser(request: Request): Promise<User | null> {
+    const token = /^Bearer (\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const claims = token ? await this.authenticateToken(token) : null;
+    return claims && (await this.authorizeUser(claims)) ? { id: claims.sub as string } : null;
+  }
+
+  /** There is no user directory here: the identity provider keeps it. */
+  async getUser(): Promise<User | null> {
+    return null;
   }
 }

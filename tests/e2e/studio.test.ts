@@ -2,11 +2,14 @@
  * Mastra Studio in a real browser: `npm run dev` as a newcomer runs it (in a copy
  * of the project, against the OpenAI and Open-Meteo stand-ins), Debian's Chromium
  * driven by playwright-core. A turn with a weather tool call streams into the chat,
- * then shows up on the Traces page with its spans. A screenshot of each page is kept.
+ * then shows up on the Traces page with its spans. With auth on (a second `npm run dev`
+ * with `MASTRA_JWT_SECRET`), Studio gets nothing without a token, and chats once its user
+ * gives it one in Studio's own form. A screenshot of each page is kept.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT } from 'jose';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from '../fixtures/openai-stand-in.ts';
@@ -41,19 +44,7 @@ beforeAll(async () => {
   // Never skipped: on CI a missing browser is a broken install step (.ci/run installs Debian's chromium).
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium (on CI, .ci/run does this)`);
   [model, weather] = await Promise.all([startOpenAIStandIn(), startOpenMeteoStandIn()]);
-  project = copyProject();
-  const port = await freePort();
-  studio = `http://127.0.0.1:${port}`;
-  dev = runCommand('npm', ['run', 'dev'], {
-    cwd: project.root,
-    env: isolatedEnv({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ...standInEnv(model, weather),
-    }),
-  });
-  // Bundling the project is most of this: minutes on a busy machine.
-  await waitForHttp(`${studio}/health`, dev, 400_000);
+  ({ project, dev, url: studio } = await startStudio());
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'companion-chromium-')), {
     executablePath: CHROMIUM,
     args: CHROMIUM_ARGS,
@@ -72,10 +63,24 @@ afterAll(async () => {
   console.log(`Studio screenshots: ${screenshots}`);
 });
 
-async function screenshot(name: string) {
+/** `npm run dev` in its own copy of the project, against the stand-ins, with `env` on top. */
+async function startStudio(env: Record<string, string> = {}) {
+  const copy = copyProject();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const command = runCommand('npm', ['run', 'dev'], {
+    cwd: copy.root,
+    env: isolatedEnv({ PORT: String(port), HOST: '127.0.0.1', ...standInEnv(model, weather), ...env }),
+  });
+  // Bundling the project is most of this: minutes on a busy machine.
+  await waitForHttp(`${url}/health`, command, 400_000);
+  return { project: copy, dev: command, url };
+}
+
+async function screenshot(name: string, shown = page) {
   const path = join(screenshots, `${name}.png`);
   // Finished animations: an expanding panel is shown open.
-  await page.screenshot({ path, animations: 'disabled' });
+  await shown.screenshot({ path, animations: 'disabled' });
   return path;
 }
 
@@ -131,5 +136,81 @@ describe('Mastra Studio under npm run dev', () => {
     expect(existsSync(join(project.root, 'data', 'companion.db'))).toBe(true);
     expect(existsSync(join(project.root, 'data', 'traces.duckdb'))).toBe(true);
     expect(existsSync(join(project.root, 'src', 'mastra', 'public', 'data'))).toBe(false);
+  });
+});
+
+describe('Mastra Studio under npm run dev with auth on (MASTRA_JWT_SECRET)', () => {
+  const SECRET = 'a-studio-test-secret-of-at-least-32-characters';
+  let secured: Awaited<ReturnType<typeof startStudio>>;
+  let token: string;
+  let securedPage: Page;
+
+  beforeAll(async () => {
+    secured = await startStudio({ MASTRA_JWT_SECRET: SECRET });
+    token = await new SignJWT({ sub: 'studio-user' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
+    // Another origin (port) than the first Studio: its own saved settings, no headers yet.
+    securedPage = await browser.newPage();
+  }, 480_000);
+
+  afterAll(async () => {
+    await securedPage?.close();
+    await secured?.dev.stop();
+    secured?.project.remove();
+  });
+
+  it('gets nothing from the API without a token, and asks for one', async () => {
+    const agentList = securedPage.waitForResponse((r) => new URL(r.url()).pathname === '/api/agents');
+    await securedPage.goto(`${secured.url}/agents/companionAgent/threads/new`);
+    expect((await agentList).status()).toBe(401);
+    await securedPage.getByText('Authentication Required').waitFor();
+    expect(await securedPage.getByPlaceholder('Enter your message...').count()).toBe(0);
+    console.log(`auth required: ${await screenshot('auth-required', securedPage)}`);
+  });
+
+  it('streams a reply once given the token in its form, on a thread owned by the token\'s subject', async () => {
+    await securedPage.getByRole('button', { name: 'Add Header' }).click();
+    // Studio's labels are not tied to their inputs; the placeholders are what a user reads.
+    await securedPage.getByPlaceholder('e.g. Authorization').fill('Authorization');
+    await securedPage.getByPlaceholder('e.g. Bearer <token>').fill(`Bearer ${token}`);
+    await securedPage.getByRole('button', { name: 'Save Headers' }).click();
+
+    model.script({ text: ['Hello,', ' studio user.'] });
+    const firstPieceShown = deferred();
+    const requestsBefore = model.requests.length;
+    model.beforeChunk = (chunkIndex) => (model.requests.length === requestsBefore + 1 && chunkIndex === 1 ? firstPieceShown.promise : undefined);
+    const turn = securedPage.waitForResponse((r) => /^\/api\/agents\/companionAgent\/(send-message|stream|generate)$/.test(new URL(r.url()).pathname));
+    await securedPage.getByPlaceholder('Enter your message...').fill('Hi there');
+    await securedPage.getByRole('button', { name: 'Send' }).click();
+
+    const turnResponse = await turn;
+    expect(turnResponse.status()).toBe(200);
+    expect(turnResponse.request().headers().authorization).toBe(`Bearer ${token}`);
+    await securedPage.getByText('Hello,', { exact: true }).waitFor();
+    expect(await securedPage.getByText('Hello, studio user.').count()).toBe(0);
+    firstPieceShown.resolve();
+    await securedPage.getByText('Hello, studio user.').waitFor();
+    console.log(`auth chat: ${await screenshot('auth-chat', securedPage)}`);
+
+    // The token's subject owns the conversation Studio started.
+    const threads = await fetch(`${secured.url}/threads`, { headers: { authorization: `Bearer ${token}` } });
+    expect(threads.status).toBe(200);
+    const listed = (await threads.json()) as { threads: Array<{ id: string; resourceId: string }> };
+    expect(listed.threads.map((t) => t.resourceId)).toEqual(['studio-user']);
+    const stored = await fetch(`${secured.url}/threads/${listed.threads[0].id}/messages`, { headers: { authorization: `Bearer ${token}` } });
+    // Stored once each (the chat shows this reply twice: Studio's own rendering, see the README).
+    const { messages } = (await stored.json()) as { messages: Array<{ content: string }> };
+    expect(messages.map((m) => m.content)).toEqual(['Hi there', 'Hello, studio user.']);
+    expect((await fetch(`${secured.url}/threads`)).status).toBe(401);
+  });
+
+  it('keeps the token in Settings → Mastra Connection → Headers, where it can be replaced', async () => {
+    await securedPage.goto(`${secured.url}/settings`);
+    await securedPage.getByText('Mastra Connection').waitFor();
+    const values = await securedPage.locator('input[name^="headers."]').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+    expect(values).toEqual(['Authorization', `Bearer ${token}`]);
+    await securedPage.getByRole('button', { name: 'Save Configuration' }).waitFor();
   });
 });
