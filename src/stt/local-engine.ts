@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { ApiError } from '../contract/errors.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
-import { hasModel, loadLibrary, MissingPackageError, SAMPLE_RATE } from './pocketsphinx.ts';
+import { hasModel, loadLibrary, MissingPackageError, SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
 import { SphinxPool } from './sphinx-pool.ts';
 import { missingPackageError, missingPackageMessage, type SystemPackage } from './system-packages.ts';
 

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IKoffiLib } from 'koffi';
-import type { SystemPackage } from './system-packages.ts';
+import type { SystemPackage } from '../../../stt/system-packages.ts';
 
 export const SAMPLE_RATE = 16_000;
 
