@@ -6,11 +6,15 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApiError } from '../contract/errors.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
-import { hasModel, loadLibrary, MissingPackageError, SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
+import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
+import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
+import type { CompanionVocabulary } from './companion-vocabulary.ts';
 import { SphinxPool } from './sphinx-pool.ts';
 import { missingPackageError, missingPackageMessage, type SystemPackage } from './system-packages.ts';
 
@@ -27,6 +31,10 @@ export interface LocalEngineOptions {
   chunkSeconds?: number;
   /** An idle worker exits after this long, giving its memory back. */
   idleTimeoutMs?: number;
+  /** Place names and words to recognise beyond Debian's general model; none when undefined. */
+  vocabulary?: CompanionVocabulary;
+  /** Where the engine keeps its companion model files while it runs. */
+  tempDir?: string;
 }
 
 const LOCAL_ENGINE_DEFAULTS = {
@@ -36,22 +44,35 @@ const LOCAL_ENGINE_DEFAULTS = {
   workers: availableParallelism(),
   chunkSeconds: 20,
   idleTimeoutMs: 300_000,
-} satisfies Required<LocalEngineOptions>;
+  tempDir: tmpdir(),
+} satisfies Omit<Required<LocalEngineOptions>, 'vocabulary'>;
 
 export const SUPPORTED_LANGUAGE = 'en';
 
 export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   // An option left undefined (an unset environment key) keeps its default.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings: Required<LocalEngineOptions> = { ...LOCAL_ENGINE_DEFAULTS, ...given };
-  const pool = new SphinxPool({
-    size: Math.max(1, settings.workers),
-    idleTimeoutMs: settings.idleTimeoutMs,
-    settings: {
-      modelDir: settings.modelDir,
-      libraryPath: settings.libraryPath,
-    },
-  });
+  const settings: LocalEngineOptions & typeof LOCAL_ENGINE_DEFAULTS = { ...LOCAL_ENGINE_DEFAULTS, ...given };
+  let companionDir: string | undefined;
+  let pool: Promise<SphinxPool> | undefined;
+
+  /** The pool, made on first use, once the companion model (if any) is written for its workers to load. */
+  async function createPool(): Promise<SphinxPool> {
+    const decoder: DecoderSettings = { modelDir: settings.modelDir, libraryPath: settings.libraryPath };
+    if (settings.vocabulary) {
+      companionDir = await mkdtemp(join(settings.tempDir, 'stt-vocabulary-'));
+      const files = await writeCompanionModel(companionDir, settings.vocabulary, modelFiles(settings.modelDir).dictionary);
+      decoder.companion = { ...files, weight: COMPANION_WEIGHT };
+    }
+    return new SphinxPool({ size: Math.max(1, settings.workers), idleTimeoutMs: settings.idleTimeoutMs, settings: decoder });
+  }
+  function decoderPool(): Promise<SphinxPool> {
+    pool ??= createPool().catch((error: unknown) => {
+      pool = undefined;
+      throw error;
+    });
+    return pool;
+  }
 
   let libraryFound = false;
   /** The first package the recogniser lacks (ffmpeg is found when it is started). */
@@ -80,7 +101,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
         ffmpegPath: settings.ffmpegPath,
         chunkSeconds: settings.chunkSeconds,
         inFlight: Math.max(1, settings.workers) + 1,
-        pool,
+        pool: await decoderPool(),
         signal,
       });
       return { transcript, language: SUPPORTED_LANGUAGE };
@@ -91,7 +112,10 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
       return missing ? { ok: false, detail: missingPackageMessage(missing) } : { ok: true };
     },
 
-    close: () => pool.close(),
+    async close() {
+      await (await pool?.catch(() => undefined))?.close();
+      if (companionDir) await rm(companionDir, { recursive: true, force: true });
+    },
   };
 }
 
