@@ -11,6 +11,7 @@ import { corpusWordErrorRate, wordErrorRate } from '../../tests/fixtures/wer.ts'
 import { AUDIO_FORMATS, type SttEngine } from './engine.ts';
 import { companionVocabulary } from './companion-vocabulary.ts';
 import { createLocalEngine } from './local-engine.ts';
+import { probeAudio } from './probe.ts';
 import { INSTALL_COMMAND } from './system-packages.ts';
 
 let engine: SttEngine;
@@ -50,6 +51,21 @@ describe('local engine: transcripts', () => {
     // Without the companion vocabulary: 54 % (measured by npm run bench:stt).
     expect(corpusWordErrorRate(results).rate).toBeLessThanOrEqual(0.25);
   }, 180_000);
+
+  it('transcribes the PCM the probe decoded, without decoding the upload again', async () => {
+    const said = 'tell me about the temples of kyoto';
+    const file = await speech(said, 'm4a');
+    const pcmPath = join(scratch, 'probed.pcm');
+    const { durationSeconds } = await probeAudio(file, { pcmPath });
+    // No ffmpeg at all for this engine: only the probe's PCM can give it the words.
+    const withoutDecoder = createLocalEngine({ workers: 1, ffmpegPath: join(scratch, 'no-ffmpeg-here') });
+    try {
+      const { transcript } = await withoutDecoder.transcribe({ ...upload({ path: file, format: 'm4a', durationSeconds }), pcmPath }, {});
+      expect(transcript).toBe(said);
+    } finally {
+      await withoutDecoder.close();
+    }
+  }, 60_000);
 
   it.each(AUDIO_FORMATS)('transcribes %s', async (format) => {
     const file = await recording({ phrases: SPEECH_PHRASES.slice(0, 2), format });

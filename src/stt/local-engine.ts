@@ -1,11 +1,13 @@
 /**
  * @module The embedded, offline speech-to-text engine: Debian's ffmpeg decodes any accepted format to
- * 16 kHz mono PCM, the stream is cut at pauses into bounded chunks, and a pool of PocketSphinx worker
+ * 16 kHz mono PCM (the route's probe has done so already: `usesPcm`), the stream is cut at pauses into
+ * bounded chunks, and a pool of PocketSphinx worker
  * processes transcribes them; the transcript is the chunks' words in order. English only.
  * Memory stays flat however long the upload: at most a few chunks are in memory at any time.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +27,7 @@ export interface LocalEngineOptions {
   ffmpegPath?: string;
   /** libpocketsphinx, a name the dynamic loader finds or a path. */
   libraryPath?: string;
-  /** Decoder processes shared by all transcriptions (each ~160 MB while alive). */
+  /** Decoder processes shared by all transcriptions (each ~200 MB while alive). */
   workers?: number;
   /** Longest chunk decoded at once; shorter bounds memory, longer gives the recogniser more context. */
   chunkSeconds?: number;
@@ -91,13 +93,14 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
 
   return {
     name: 'local',
+    usesPcm: true,
 
     async transcribe(audio: AudioUpload, { language, signal }: TranscribeOptions): Promise<Transcription> {
       assertEnglish(language);
       signal?.throwIfAborted();
       const missing = await missingRecogniserPackage();
       if (missing) throw missingPackageError(missing);
-      const transcript = await transcribeFile(audio.path, {
+      const transcript = await transcribeFile(audio, {
         ffmpegPath: settings.ffmpegPath,
         chunkSeconds: settings.chunkSeconds,
         inFlight: Math.max(1, settings.workers) + 1,
@@ -133,29 +136,47 @@ function assertEnglish(language: string | undefined) {
 const AUDIO_UNDECODABLE = () =>
   new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The audio could not be decoded for transcription.');
 
-async function transcribeFile(
-  path: string,
-  options: { ffmpegPath: string; chunkSeconds: number; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
-): Promise<string> {
-  // Whatever ends this transcription early (abort, a failed chunk, ffmpeg failing) stops all of its work.
-  const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+interface PcmSource {
+  pcm: AsyncIterable<Buffer>;
+  /** Settles once the source has ended; rejects if it failed. */
+  ended: Promise<void>;
+}
+
+/** The upload's PCM: the file the route's probe decoded it to, or else ffmpeg decoding it now. */
+async function pcmSource(audio: AudioUpload, ffmpegPath: string, signal: AbortSignal): Promise<PcmSource> {
+  if (audio.pcmPath) return { pcm: createReadStream(audio.pcmPath, { signal }), ended: Promise.resolve() };
   const ffmpeg = spawn(
-    options.ffmpegPath,
-    ['-nostdin', '-v', 'error', '-i', path, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'],
+    ffmpegPath,
+    ['-nostdin', '-v', 'error', '-i', audio.path, '-map', '0:a:0', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'],
     { stdio: ['ignore', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL' },
   );
   // Its failures are read from 'spawn' and 'close' below; a kill on abort must not become an uncaught 'error'.
   ffmpeg.on('error', () => {});
   const exited = once(ffmpeg, 'close').catch(() => [null]);
+  await once(ffmpeg, 'spawn').catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'ENOENT' || error.code === 'EACCES' ? missingPackageError('ffmpeg') : error;
+  });
+  const ended = exited.then(([code]) => {
+    if (code !== 0) throw AUDIO_UNDECODABLE();
+  });
+  // Awaited once the PCM is read; a failure before then must not count as unhandled meanwhile.
+  ended.catch(() => {});
+  return { pcm: ffmpeg.stdout!, ended };
+}
+
+async function transcribeFile(
+  audio: AudioUpload,
+  options: { ffmpegPath: string; chunkSeconds: number; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
+): Promise<string> {
+  // Whatever ends this transcription early (abort, a failed chunk, ffmpeg failing) stops all of its work.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   let failure: unknown;
   try {
-    await once(ffmpeg, 'spawn').catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' || error.code === 'EACCES' ? missingPackageError('ffmpeg') : error;
-    });
+    const source = await pcmSource(audio, options.ffmpegPath, signal);
     const texts: Promise<string>[] = [];
     const running = new Set<Promise<unknown>>();
-    for await (const chunk of chunkAtPauses(ffmpeg.stdout!, { sampleRate: SAMPLE_RATE, maxSeconds: options.chunkSeconds })) {
+    for await (const chunk of chunkAtPauses(source.pcm, { sampleRate: SAMPLE_RATE, maxSeconds: options.chunkSeconds })) {
       const text = isSilent(chunk) ? Promise.resolve('') : options.pool.decode(chunk, signal);
       texts.push(text);
       // Reading pauses (and ffmpeg with it) while enough chunks wait: memory stays bounded.
@@ -170,8 +191,7 @@ async function transcribeFile(
       if (running.size >= options.inFlight) await Promise.race(running);
       signal.throwIfAborted();
     }
-    const [code] = await exited;
-    if (code !== 0) throw AUDIO_UNDECODABLE();
+    await source.ended;
     return (await Promise.all(texts)).filter(Boolean).join(' ');
   } catch (error) {
     stop.abort();
