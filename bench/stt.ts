@@ -1,7 +1,8 @@
 /**
  * The local speech engine's speed and memory: real-time factor and peak resident memory for 5 s, 60 s
  * and 10 min of speech (flite sentences with pauses, WAV), with one decoder worker (one core), and the
- * word error rate over the synthetic phrase set. Prints a markdown table.
+ * word error rate over the synthetic phrase set and the place-name set, with and without the companion
+ * vocabulary. Prints markdown tables.
  *
  *   npm run bench:stt
  *
@@ -11,7 +12,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createLocalEngine } from '../src/stt/local-engine.ts';
-import { recording, requireSpeechTools, speech, SPEECH_PHRASES, upload, type Recording } from '../tests/fixtures/speech.ts';
+import { companionVocabulary } from '../src/stt/companion-vocabulary.ts';
+import type { SttEngine } from '../src/stt/engine.ts';
+import { PLACE_PHRASES, recording, requireSpeechTools, speech, SPEECH_PHRASES, upload, VOICE, type Recording } from '../tests/fixtures/speech.ts';
 import { corpusWordErrorRate, wordErrorRate } from '../tests/fixtures/wer.ts';
 
 const TICKS_PER_SECOND = 100;
@@ -65,19 +68,41 @@ function memorySampler() {
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 
 await requireSpeechTools();
-const engine = createLocalEngine({ workers: 1 });
+
+async function corpusWer(engine: SttEngine, phrases: readonly string[]) {
+  const pairs = [];
+  for (const phrase of phrases) {
+    const { transcript } = await engine.transcribe(upload({ path: await speech(phrase), format: 'wav' }), {});
+    pairs.push({ reference: phrase, hypothesis: transcript });
+  }
+  return { ...corpusWordErrorRate(pairs), misheard: pairs.filter(({ reference, hypothesis }) => reference !== hypothesis) };
+}
+
+const percent = (rate: number) => `${(rate * 100).toFixed(1)} %`;
+const SETS = { 'everyday phrases': SPEECH_PHRASES, 'place-name phrases': PLACE_PHRASES };
+const werRows = [];
+const misheard = [];
+for (const [label, vocabulary] of [['general model only', undefined], ['with the companion vocabulary', companionVocabulary()]] as const) {
+  const engine = createLocalEngine({ workers: 1, vocabulary });
+  try {
+    const rates = [];
+    for (const [set, phrases] of Object.entries(SETS)) {
+      const wer = await corpusWer(engine, phrases);
+      rates.push(`${percent(wer.rate)} (${wer.errors}/${wer.words})`);
+      misheard.push(...wer.misheard.map(({ reference, hypothesis }) => `  ${label}, said: ${reference}\n    heard: ${hypothesis}`));
+    }
+    werRows.push(`| ${label} | ${rates.join(' | ')} |`);
+  } finally {
+    await engine.close();
+  }
+}
+
+const engine = createLocalEngine({ workers: 1, vocabulary: companionVocabulary() });
 try {
   // Model loading happens once per worker; measure it apart from the steady state.
   const warmUpStart = performance.now();
   await engine.transcribe(upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' }), {});
   const warmUpSeconds = (performance.now() - warmUpStart) / 1000;
-
-  const pairs = [];
-  for (const phrase of SPEECH_PHRASES) {
-    const { transcript } = await engine.transcribe(upload({ path: await speech(phrase), format: 'wav' }), {});
-    pairs.push({ reference: phrase, hypothesis: transcript });
-  }
-  const wer = corpusWordErrorRate(pairs);
 
   const inputs: [string, Recording][] = [
     ['5 s', await recording({ phrases: SPEECH_PHRASES.slice(0, 2) })],
@@ -96,18 +121,20 @@ try {
     rows.push(
       `| ${label} | ${file.durationSeconds.toFixed(1)} s | ${seconds.toFixed(1)} s | ${(seconds / file.durationSeconds).toFixed(3)} | ` +
         `${(cpuSeconds / file.durationSeconds).toFixed(3)} | ${mb(peak.children)} | ${mb(peak.self)} | ` +
-        `${(wordErrorRate(file.text, transcript).rate * 100).toFixed(1)} % |`,
+        `${percent(wordErrorRate(file.text, transcript).rate)} |`,
     );
   }
 
-  console.log(`Local engine (PocketSphinx ${'5prealpha'}, 1 worker), first request with model load: ${warmUpSeconds.toFixed(2)} s\n`);
+  console.log(`Local engine (PocketSphinx 5prealpha, companion vocabulary, 1 worker), first request with model load: ${warmUpSeconds.toFixed(2)} s\n`);
   console.log('| audio | duration | elapsed | RTF (wall) | RTF (CPU) | peak RSS worker + ffmpeg | peak RSS this process | WER of this audio |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log(`\nWER over the ${SPEECH_PHRASES.length} synthetic phrases: ${(wer.rate * 100).toFixed(1)} % (${wer.errors} errors in ${wer.words} words)`);
-  for (const { reference, hypothesis } of pairs) {
-    if (reference !== hypothesis) console.log(`  said: ${reference}\n  heard: ${hypothesis}`);
-  }
 } finally {
   await engine.close();
 }
+
+console.log(`\nWord error rate, flite voice ${VOICE}:\n`);
+console.log(`| decoder | ${Object.entries(SETS).map(([set, phrases]) => `${set} (${phrases.length})`).join(' | ')} |`);
+console.log('|---|---|---|');
+for (const row of werRows) console.log(row);
+console.log(`\n${misheard.join('\n')}`);

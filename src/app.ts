@@ -35,6 +35,7 @@ import { studioShell } from './security/studio-shell.ts';
 import { threadClaimGuard } from './security/thread-claim-guard.ts';
 import { MAX_AUDIO_BYTES } from './contract/stt.ts';
 import { createSttEngine } from './stt/index.ts';
+import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
@@ -131,7 +132,9 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   });
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);
-  const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, { local: () => createLocalEngine(config.stt.local) });
+  const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, {
+    local: () => createLocalEngine({ ...config.stt.local, vocabulary: companionVocabulary() }),
+  });
   const stt = createSttRoute({ engine: sttEngine, maxBytes: MAX_AUDIO_BYTES, isDevelopment: config.isDevelopment, ...overrides.stt });
 
   const mastra = new Mastra({

@@ -79,6 +79,22 @@ describe('accepted audio', () => {
     expect(recorder.calls[0]!.bytes.equals(bytes)).toBe(true);
   });
 
+  it.each(SPEECH_VARIANTS)('$name: an engine that transcribes PCM gets it from the probe (decoded once), 16 kHz mono 16-bit', async (variant) => {
+    const pcmEngine = fakeEngine({ usesPcm: true });
+    const { status, body } = await post(await app({ engine: pcmEngine.engine }), audioForm(await audio.read(variant.file), variant.file));
+
+    expect(status).toBe(200);
+    const pcm = pcmEngine.calls[0]!.pcm!;
+    expect(pcm.length / (16_000 * 2)).toBeCloseTo(body.durationSeconds, 1);
+    // Speech, not silence: the loudest sample is well above the noise floor.
+    const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+    expect(samples.reduce((loudest, sample) => Math.max(loudest, Math.abs(sample)), 0)).toBeGreaterThan(1000);
+    // An engine that does not ask for PCM gets none (the probe decodes to nowhere).
+    expect(recorder.calls).toHaveLength(0);
+    await post(target, audioForm(await audio.read(variant.file), variant.file));
+    expect(recorder.calls[0]!.audio.pcmPath).toBeUndefined();
+  });
+
   it('decides the format by content, not by the file name', async () => {
     const { status } = await post(target, audioForm(await audio.read('memo.m4a'), 'recording.mp3'));
 

@@ -6,6 +6,7 @@
 import { registerApiRoute, type ApiRoute, type DescribeRouteOptions } from '@mastra/core/server';
 import type { Context, MiddlewareHandler } from 'hono';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
 import { sttRequestBody, sttResponse, toSttError } from '../contract/stt.ts';
@@ -53,9 +54,11 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
 
 async function transcribe(upload: ReceivedAudio, engine: SttEngine, signal: AbortSignal) {
   const started = performance.now();
-  const { format, durationSeconds } = await probeAudio(upload.path, signal);
+  // Beside the upload, in its folder, which is deleted with it.
+  const pcmPath = engine.usesPcm ? join(dirname(upload.path), 'audio.pcm') : undefined;
+  const { format, durationSeconds } = await probeAudio(upload.path, { signal, pcmPath });
   const result = await engine.transcribe(
-    { path: upload.path, format, durationSeconds, fileName: upload.fileName },
+    { path: upload.path, format, durationSeconds, fileName: upload.fileName, pcmPath },
     { language: upload.fields.language, signal },
   );
   return sttResponse.parse({

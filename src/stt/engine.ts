@@ -15,6 +15,8 @@ export interface AudioUpload {
   durationSeconds: number;
   /** The client's file name, for engines whose API wants one (never trusted for the format). */
   fileName: string;
+  /** The audio as 16 kHz mono 16-bit PCM, when the engine asked for it (`usesPcm`) and the probe decoded it. */
+  pcmPath?: string;
 }
 
 export interface TranscribeOptions {
@@ -38,6 +40,8 @@ export interface EngineReadiness {
 
 export interface SttEngine {
   readonly name: 'openai' | 'local';
+  /** It transcribes decoded PCM: the route's probe, which decodes the upload anyway, keeps the PCM for it. */
+  readonly usesPcm?: boolean;
   transcribe(audio: AudioUpload, options: TranscribeOptions): Promise<Transcription>;
   /** Whether the engine can work now (packages present, key configured), for the readiness answer. */
   readiness(): Promise<EngineReadiness>;

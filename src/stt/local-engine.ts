@@ -1,16 +1,22 @@
 /**
  * @module The embedded, offline speech-to-text engine: Debian's ffmpeg decodes any accepted format to
- * 16 kHz mono PCM, the stream is cut at pauses into bounded chunks, and a pool of PocketSphinx worker
+ * 16 kHz mono PCM (the route's probe has done so already: `usesPcm`), the stream is cut at pauses into
+ * bounded chunks, and a pool of PocketSphinx worker
  * processes transcribes them; the transcript is the chunks' words in order. English only.
  * Memory stays flat however long the upload: at most a few chunks are in memory at any time.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApiError } from '../contract/errors.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
-import { hasModel, loadLibrary, MissingPackageError, SAMPLE_RATE } from './pocketsphinx.ts';
+import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
+import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
+import type { CompanionVocabulary } from './companion-vocabulary.ts';
 import { SphinxPool } from './sphinx-pool.ts';
 import { missingPackageError, missingPackageMessage, type SystemPackage } from './system-packages.ts';
 
@@ -21,12 +27,16 @@ export interface LocalEngineOptions {
   ffmpegPath?: string;
   /** libpocketsphinx, a name the dynamic loader finds or a path. */
   libraryPath?: string;
-  /** Decoder processes shared by all transcriptions (each ~160 MB while alive). */
+  /** Decoder processes shared by all transcriptions (each ~200 MB while alive). */
   workers?: number;
   /** Longest chunk decoded at once; shorter bounds memory, longer gives the recogniser more context. */
   chunkSeconds?: number;
   /** An idle worker exits after this long, giving its memory back. */
   idleTimeoutMs?: number;
+  /** Place names and words to recognise beyond Debian's general model; none when undefined. */
+  vocabulary?: CompanionVocabulary;
+  /** Where the engine keeps its companion model files while it runs. */
+  tempDir?: string;
 }
 
 const LOCAL_ENGINE_DEFAULTS = {
@@ -36,22 +46,35 @@ const LOCAL_ENGINE_DEFAULTS = {
   workers: availableParallelism(),
   chunkSeconds: 20,
   idleTimeoutMs: 300_000,
-} satisfies Required<LocalEngineOptions>;
+  tempDir: tmpdir(),
+} satisfies Omit<Required<LocalEngineOptions>, 'vocabulary'>;
 
 export const SUPPORTED_LANGUAGE = 'en';
 
 export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   // An option left undefined (an unset environment key) keeps its default.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  const settings: Required<LocalEngineOptions> = { ...LOCAL_ENGINE_DEFAULTS, ...given };
-  const pool = new SphinxPool({
-    size: Math.max(1, settings.workers),
-    idleTimeoutMs: settings.idleTimeoutMs,
-    settings: {
-      modelDir: settings.modelDir,
-      libraryPath: settings.libraryPath,
-    },
-  });
+  const settings: LocalEngineOptions & typeof LOCAL_ENGINE_DEFAULTS = { ...LOCAL_ENGINE_DEFAULTS, ...given };
+  let companionDir: string | undefined;
+  let pool: Promise<SphinxPool> | undefined;
+
+  /** The pool, made on first use, once the companion model (if any) is written for its workers to load. */
+  async function createPool(): Promise<SphinxPool> {
+    const decoder: DecoderSettings = { modelDir: settings.modelDir, libraryPath: settings.libraryPath };
+    if (settings.vocabulary) {
+      companionDir = await mkdtemp(join(settings.tempDir, 'stt-vocabulary-'));
+      const files = await writeCompanionModel(companionDir, settings.vocabulary, modelFiles(settings.modelDir).dictionary);
+      decoder.companion = { ...files, weight: COMPANION_WEIGHT };
+    }
+    return new SphinxPool({ size: Math.max(1, settings.workers), idleTimeoutMs: settings.idleTimeoutMs, settings: decoder });
+  }
+  function decoderPool(): Promise<SphinxPool> {
+    pool ??= createPool().catch((error: unknown) => {
+      pool = undefined;
+      throw error;
+    });
+    return pool;
+  }
 
   let libraryFound = false;
   /** The first package the recogniser lacks (ffmpeg is found when it is started). */
@@ -70,17 +93,18 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
 
   return {
     name: 'local',
+    usesPcm: true,
 
     async transcribe(audio: AudioUpload, { language, signal }: TranscribeOptions): Promise<Transcription> {
       assertEnglish(language);
       signal?.throwIfAborted();
       const missing = await missingRecogniserPackage();
       if (missing) throw missingPackageError(missing);
-      const transcript = await transcribeFile(audio.path, {
+      const transcript = await transcribeFile(audio, {
         ffmpegPath: settings.ffmpegPath,
         chunkSeconds: settings.chunkSeconds,
         inFlight: Math.max(1, settings.workers) + 1,
-        pool,
+        pool: await decoderPool(),
         signal,
       });
       return { transcript, language: SUPPORTED_LANGUAGE };
@@ -91,7 +115,10 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
       return missing ? { ok: false, detail: missingPackageMessage(missing) } : { ok: true };
     },
 
-    close: () => pool.close(),
+    async close() {
+      await (await pool?.catch(() => undefined))?.close();
+      if (companionDir) await rm(companionDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -109,29 +136,47 @@ function assertEnglish(language: string | undefined) {
 const AUDIO_UNDECODABLE = () =>
   new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The audio could not be decoded for transcription.');
 
-async function transcribeFile(
-  path: string,
-  options: { ffmpegPath: string; chunkSeconds: number; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
-): Promise<string> {
-  // Whatever ends this transcription early (abort, a failed chunk, ffmpeg failing) stops all of its work.
-  const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+interface PcmSource {
+  pcm: AsyncIterable<Buffer>;
+  /** Settles once the source has ended; rejects if it failed. */
+  ended: Promise<void>;
+}
+
+/** The upload's PCM: the file the route's probe decoded it to, or else ffmpeg decoding it now. */
+async function pcmSource(audio: AudioUpload, ffmpegPath: string, signal: AbortSignal): Promise<PcmSource> {
+  if (audio.pcmPath) return { pcm: createReadStream(audio.pcmPath, { signal }), ended: Promise.resolve() };
   const ffmpeg = spawn(
-    options.ffmpegPath,
-    ['-nostdin', '-v', 'error', '-i', path, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'],
+    ffmpegPath,
+    ['-nostdin', '-v', 'error', '-i', audio.path, '-map', '0:a:0', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'],
     { stdio: ['ignore', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL' },
   );
   // Its failures are read from 'spawn' and 'close' below; a kill on abort must not become an uncaught 'error'.
   ffmpeg.on('error', () => {});
   const exited = once(ffmpeg, 'close').catch(() => [null]);
+  await once(ffmpeg, 'spawn').catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'ENOENT' || error.code === 'EACCES' ? missingPackageError('ffmpeg') : error;
+  });
+  const ended = exited.then(([code]) => {
+    if (code !== 0) throw AUDIO_UNDECODABLE();
+  });
+  // Awaited once the PCM is read; a failure before then must not count as unhandled meanwhile.
+  ended.catch(() => {});
+  return { pcm: ffmpeg.stdout!, ended };
+}
+
+async function transcribeFile(
+  audio: AudioUpload,
+  options: { ffmpegPath: string; chunkSeconds: number; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
+): Promise<string> {
+  // Whatever ends this transcription early (abort, a failed chunk, ffmpeg failing) stops all of its work.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   let failure: unknown;
   try {
-    await once(ffmpeg, 'spawn').catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' || error.code === 'EACCES' ? missingPackageError('ffmpeg') : error;
-    });
+    const source = await pcmSource(audio, options.ffmpegPath, signal);
     const texts: Promise<string>[] = [];
     const running = new Set<Promise<unknown>>();
-    for await (const chunk of chunkAtPauses(ffmpeg.stdout!, { sampleRate: SAMPLE_RATE, maxSeconds: options.chunkSeconds })) {
+    for await (const chunk of chunkAtPauses(source.pcm, { sampleRate: SAMPLE_RATE, maxSeconds: options.chunkSeconds })) {
       const text = isSilent(chunk) ? Promise.resolve('') : options.pool.decode(chunk, signal);
       texts.push(text);
       // Reading pauses (and ffmpeg with it) while enough chunks wait: memory stays bounded.
@@ -146,8 +191,7 @@ async function transcribeFile(
       if (running.size >= options.inFlight) await Promise.race(running);
       signal.throwIfAborted();
     }
-    const [code] = await exited;
-    if (code !== 0) throw AUDIO_UNDECODABLE();
+    await source.ended;
     return (await Promise.all(texts)).filter(Boolean).join(' ');
   } catch (error) {
     stop.abort();

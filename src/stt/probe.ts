@@ -2,7 +2,9 @@
  * @module Decides what an upload is from its content alone, never its name or the client's content type:
  * its first bytes must be one of the accepted containers, `ffprobe` must find an accepted audio codec in
  * it, and `ffmpeg` must decode its audio from start to end without an error (which catches damaged and
- * truncated files, and measures the duration even when the container does not state it).
+ * truncated files, and measures the duration even when the container does not state it). That decode can
+ * keep its result as 16 kHz mono PCM in a file, for an engine that transcribes PCM: the upload is then
+ * decoded once, not twice.
  */
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
@@ -33,11 +35,20 @@ const FORMATS: Record<AudioFormat, { demuxer: string; codecs: RegExp }> = {
 /** ffprobe's warnings that mean the file ends before its own header says it does. */
 const TRUNCATION_WARNINGS = /filesize and duration do not match|partial file|ended prematurely/i;
 
-export async function probeAudio(path: string, signal?: AbortSignal): Promise<ProbedAudio> {
+export interface ProbeOptions {
+  signal?: AbortSignal;
+  /** Where to write the decoded audio as 16 kHz mono 16-bit PCM; by default it is decoded to nowhere. */
+  pcmPath?: string;
+}
+
+/** The sample rate of the PCM the probe writes (PocketSphinx's). */
+export const PCM_SAMPLE_RATE = 16_000;
+
+export async function probeAudio(path: string, { signal, pcmPath }: ProbeOptions = {}): Promise<ProbedAudio> {
   const candidates = formatsBySignature(await readHead(path));
   if (candidates.length === 0) throw unsupportedAudio('its content is not audio in any of these formats');
   const format = await containedFormat(path, candidates, signal);
-  const durationSeconds = await decodedDuration(path, signal);
+  const durationSeconds = await decodedDuration(path, pcmPath, signal);
   if (durationSeconds === 0) throw unsupportedAudio('it contains no audio samples');
   return { format, durationSeconds };
 }
@@ -88,9 +99,10 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
   return format;
 }
 
-/** Decodes the first audio stream to nowhere: any decoding error means a damaged file. */
-async function decodedDuration(path: string, signal?: AbortSignal): Promise<number> {
-  const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-f', 'null', '-progress', 'pipe:1', '-nostats', '-'];
+/** Decodes the first audio stream (to nowhere, or to PCM): any decoding error means a damaged file. */
+async function decodedDuration(path: string, pcmPath: string | undefined, signal?: AbortSignal): Promise<number> {
+  const output = pcmPath ? ['-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-y', pcmPath] : ['-f', 'null', '-'];
+  const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-progress', 'pipe:1', '-nostats', ...output];
   const result = await runProgram('ffmpeg', args, signal);
   if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated (its audio cannot be decoded to the end)');
   const microseconds = [...result.stdout.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];

@@ -5,10 +5,11 @@
  * A cancelled chunk leaves the queue, or, if it is being decoded, its worker is killed.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '../contract/errors.ts';
-import type { DecoderSettings } from './pocketsphinx.ts';
-import type { WorkerReply, WorkerRequest } from './sphinx-worker.ts';
+import type { DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
+import type { WorkerReply, WorkerRequest } from '../mastra/public/stt/sphinx-worker.ts';
 import { missingPackageError } from './system-packages.ts';
 
 export interface SphinxPoolOptions {
@@ -34,7 +35,16 @@ interface Worker {
   idleTimer?: NodeJS.Timeout;
 }
 
-const WORKER_PATH = fileURLToPath(new URL('./sphinx-worker.ts', import.meta.url));
+/**
+ * The worker's own file, which the service forks. It lives in src/mastra/public/stt/ because `mastra build`
+ * copies that folder beside its bundle (where this module's code then is) and Node runs the file there as it is.
+ * Here, in the source tree, it is found by its source path.
+ */
+const [SOURCE_WORKER, BUILT_WORKER] = [
+  fileURLToPath(new URL('../mastra/public/stt/sphinx-worker.ts', import.meta.url)),
+  fileURLToPath(new URL('./stt/sphinx-worker.ts', import.meta.url)),
+];
+const WORKER_PATH = existsSync(SOURCE_WORKER) ? SOURCE_WORKER : BUILT_WORKER;
 
 export const RECOGNISER_FAILED = () =>
   new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The speech recogniser failed on this audio; please try again.');

@@ -2,9 +2,10 @@
  * `npm run build` as an operator runs it (in a copy of the project): the build
  * ships no data, prints no telemetry errors, and its output is the service —
  * started the documented way, it answers the probes and a turn, on the same
- * database as `npm start`.
+ * database as `npm start`, and transcribes speech with the local engine.
  */
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIStandIn, type OpenAIStandIn } from '../fixtures/openai-stand-in.ts';
@@ -13,6 +14,7 @@ import { freePort } from '../fixtures/service.ts';
 import { GENERATE } from '../fixtures/companion-harness.ts';
 import { copyProject, isolatedEnv, runCommand, waitForHttp, type ProjectCopy, type RunningCommand } from './fixtures/project-copy.ts';
 import { standInEnv } from '../fixtures/stand-in-env.ts';
+import { requireSpeechTools, speech } from '../fixtures/speech.ts';
 
 let project: ProjectCopy;
 let model: OpenAIStandIn;
@@ -114,5 +116,18 @@ describe('npm run build', () => {
       expect(thread.status).toBe(200);
       expect(await thread.json()).toMatchObject({ id: 'built', resourceId: 'ops' });
     });
+  });
+
+  it('transcribes speech with the local engine: its PocketSphinx worker ships in the output and runs from there', async () => {
+    await requireSpeechTools();
+    const said = 'what is the weather in paris today';
+    const audio = new Blob([await readFile(await speech(said, 'wav'))], { type: 'audio/wav' });
+    await withService(join(output(), 'index.mjs'), output(), async (url) => {
+      const form = new FormData();
+      form.append('audio', audio, 'memo.wav');
+      const response = await fetch(`${url}/stt`, { method: 'POST', body: form });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ transcript: said, success: true, engine: 'local', language: 'en' });
+    }, { STT_PROVIDER: 'local' });
   });
 });
