@@ -4,6 +4,7 @@
  * started the documented way, it answers the probes and a turn, on the same
  * database as `npm start`, and transcribes speech with the local engine.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -95,6 +96,16 @@ describe('npm run build', () => {
     const files = shippedFiles();
     expect(files).toContain('index.mjs');
     expect(files.filter((file) => /(^|\/)data\/|\.db$|\.db-|\.duckdb/.test(file))).toEqual([]);
+  });
+
+  it("carries every dependency patch in the output's own node_modules (mastra build installs them stock)", () => {
+    const patches = readdirSync(join(project.root, 'patches')).filter((file) => file.endsWith('.patch'));
+    expect(patches.length).toBeGreaterThan(0);
+    for (const patchFile of patches) {
+      // Reversing applies cleanly only where the patch is in place.
+      const reversed = spawnSync('patch', ['--dry-run', '-R', '-p1', '-d', output(), '-i', join(project.root, 'patches', patchFile)], { encoding: 'utf8' });
+      expect(reversed.status, `${patchFile}: ${reversed.stdout}${reversed.stderr}`).toBe(0);
+    }
   });
 
   it('starts with `node .mastra/output/index.mjs` from any folder, answers /health and a turn, on the project database', async () => {
