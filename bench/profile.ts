@@ -3,8 +3,8 @@
  *
  * 1. SQL statements per turn, for ours and the peer: each started under the statement log
  *    (bench/sql-log.ts), a thread warmed up, then turns counted on /generate and /stream.
- * 2. A CPU profile of ours (`node --cpu-prof`) under /generate at 16 connections for ~10 s
- *    (BENCH_PROFILE_SECONDS), summarised by package group, self time and inclusive time. Only
+ * 2. A CPU profile of ours (`node --cpu-prof`) under /generate (or BENCH_PROFILE_ROUTE=stream) at
+ *    16 connections for ~10 s (BENCH_PROFILE_SECONDS), summarised by package group, self time and inclusive time. Only
  *    the samples taken during the load count: boot and warm-up are left out.
  *
  * BENCH_OURS_CMD runs another entry, as for `npm run bench`.
@@ -20,6 +20,7 @@ import { INSTANT, startStandIns, type StandIns } from './stand-in.ts';
 
 const oursCommand = process.env.BENCH_OURS_CMD ?? DEFAULT_OURS_COMMAND;
 const profileSeconds = Number(process.env.BENCH_PROFILE_SECONDS ?? 10);
+const profileRoute: Route = process.env.BENCH_PROFILE_ROUTE === 'stream' ? 'stream' : 'generate';
 const COUNTED_TURNS = 10;
 const locate = createLocator(REPO_ROOT);
 
@@ -129,9 +130,9 @@ async function profileOurs(standIns: StandIns): Promise<string> {
   let window: { fromUs: number; toUs: number };
   let load;
   try {
-    const rate = await warmUp(server, 'generate', 16);
+    const rate = await warmUp(server, profileRoute, 16);
     const fromUs = nowUs();
-    load = await runLoad(server, { route: 'generate', connections: 16, requests: Math.round(rate * profileSeconds) });
+    load = await runLoad(server, { route: profileRoute, connections: 16, requests: Math.round(rate * profileSeconds) });
     window = { fromUs, toUs: nowUs() };
   } finally {
     // the profile is written when the process exits; createNodeServer exits on SIGTERM
@@ -141,7 +142,7 @@ async function profileOurs(standIns: StandIns): Promise<string> {
   if (!file) throw new Error(`no .cpuprofile in ${profileDir}`);
   const summary = summariseProfile(join(profileDir, file), REPO_ROOT, window);
   return [
-    `=== CPU profile: ours, /generate c=16, ${load.requests} requests at ${load.reqPerSec.toFixed(0)} req/s, ${load.cpuMsPerRequest.toFixed(2)} CPU ms/request ===`,
+    `=== CPU profile: ours, /${profileRoute} c=16, ${load.requests} requests at ${load.reqPerSec.toFixed(0)} req/s, ${load.cpuMsPerRequest.toFixed(2)} CPU ms/request ===`,
     `profile: ${join(profileDir, file)} (open in Chrome DevTools → Performance)`,
     formatSummary(summary, load.cpuMsPerRequest),
   ].join('\n');
