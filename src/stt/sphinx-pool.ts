@@ -6,7 +6,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findProjectRoot } from '../../mastra.config.ts';
 import { ApiError } from '../contract/errors.ts';
 import type { DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
 import type { WorkerReply, WorkerRequest } from '../mastra/public/stt/sphinx-worker.ts';
@@ -38,13 +40,15 @@ interface Worker {
 /**
  * The worker's own file, which the service forks. It lives in src/mastra/public/stt/ because `mastra build`
  * copies that folder beside its bundle (where this module's code then is) and Node runs the file there as it is.
- * Here, in the source tree, it is found by its source path.
+ * In the source tree it is found by its source path; under `mastra dev`, whose bundle sits in .mastra/output
+ * without the public folder, in the project's source tree.
  */
-const [SOURCE_WORKER, BUILT_WORKER] = [
+const WORKER_CANDIDATES = [
   fileURLToPath(new URL('../mastra/public/stt/sphinx-worker.ts', import.meta.url)),
   fileURLToPath(new URL('./stt/sphinx-worker.ts', import.meta.url)),
+  join(findProjectRoot(import.meta.dirname), 'src/mastra/public/stt/sphinx-worker.ts'),
 ];
-const WORKER_PATH = existsSync(SOURCE_WORKER) ? SOURCE_WORKER : BUILT_WORKER;
+const WORKER_PATH = WORKER_CANDIDATES.find((path) => existsSync(path)) ?? WORKER_CANDIDATES[1]!;
 
 export const RECOGNISER_FAILED = () =>
   new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The speech recogniser failed on this audio; please try again.');

@@ -7,6 +7,7 @@
  * gives it one in Studio's own form. A screenshot of each page is kept.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -17,6 +18,7 @@ import { startOpenMeteoStandIn, type OpenMeteoStandIn } from '../fixtures/open-m
 import { freePort } from '../fixtures/service.ts';
 import { copyProject, isolatedEnv, runCommand, waitForHttp, type ProjectCopy, type RunningCommand } from './fixtures/project-copy.ts';
 import { standInEnv } from '../fixtures/stand-in-env.ts';
+import { requireSpeechTools, speech } from '../fixtures/speech.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -44,7 +46,8 @@ beforeAll(async () => {
   // Never skipped: on CI a missing browser is a broken install step (.ci/run installs Debian's chromium).
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium (on CI, .ci/run does this)`);
   [model, weather] = await Promise.all([startOpenAIStandIn(), startOpenMeteoStandIn()]);
-  ({ project, dev, url: studio } = await startStudio());
+  // The local speech engine too: its worker must be found from the bundle mastra dev runs.
+  ({ project, dev, url: studio } = await startStudio({ STT_PROVIDER: 'local' }));
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'companion-chromium-')), {
     executablePath: CHROMIUM,
     args: CHROMIUM_ARGS,
@@ -136,6 +139,16 @@ describe('Mastra Studio under npm run dev', () => {
     expect(existsSync(join(project.root, 'data', 'companion.db'))).toBe(true);
     expect(existsSync(join(project.root, 'data', 'traces.duckdb'))).toBe(true);
     expect(existsSync(join(project.root, 'src', 'mastra', 'public', 'data'))).toBe(false);
+  });
+
+  it('transcribes speech with the local engine under npm run dev', async () => {
+    await requireSpeechTools();
+    const said = 'what is the weather in paris today';
+    const form = new FormData();
+    form.append('audio', new Blob([await readFile(await speech(said, 'wav'))], { type: 'audio/wav' }), 'memo.wav');
+    const response = await fetch(`${studio}/stt`, { method: 'POST', body: form });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ transcript: said, success: true, engine: 'local' });
   });
 });
 
