@@ -29,6 +29,7 @@ import { authenticate } from './security/authenticate.ts';
 import { createCorsOrigin } from './security/cors-origin.ts';
 import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts';
 import { queryGuard } from './security/query-guard.ts';
+import { readTimeouts } from './security/read-timeouts.ts';
 import { rateLimit } from './security/rate-limit.ts';
 import { createRouteGate, PUBLIC_ROUTES } from './security/route-gate.ts';
 import { studioShell } from './security/studio-shell.ts';
@@ -182,6 +183,8 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       ],
     },
   });
+  // Before Mastra's CORS and /health, so a health probe is enough to give the server its read timeouts.
+  mastra.setServerMiddleware([{ path: '*', handler: readTimeouts(config.server) }]);
   return {
     mastra,
     async close() {

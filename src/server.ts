@@ -6,10 +6,9 @@ import type { Server } from 'node:http';
 import { createNodeServer } from '@mastra/deployer/server';
 import { loadConfig } from '../mastra.config.ts';
 import { createMastra, SERVER_OPTIONS } from './app.ts';
+import { applyReadTimeouts } from './security/read-timeouts.ts';
 
 const config = loadConfig();
 const server = (await createNodeServer(createMastra(config), SERVER_OPTIONS)) as Server;
-// Mastra passes no read timeouts to Node, whose defaults give a client 300 s to trickle in one request.
-// Node checks them every 30 s (its connectionsCheckingInterval), so a slow request is cut within 30 s of its limit.
-server.headersTimeout = config.server.headersTimeoutMs;
-server.requestTimeout = config.server.requestTimeoutMs;
+// At once, before any request: see src/security/read-timeouts.ts.
+applyReadTimeouts(server, config.server);
