@@ -205,6 +205,7 @@ describe('Mastra Studio under npm run dev with auth on (MASTRA_JWT_SECRET)', () 
     expect(await securedPage.getByText('Hello, studio user.').count()).toBe(0);
     firstPieceShown.resolve();
     await securedPage.getByText('Hello, studio user.').waitFor();
+    expect(await securedPage.getByText('Hello, studio user.').count()).toBe(1);
     console.log(`auth chat: ${await screenshot('auth-chat', securedPage)}`);
 
     // The token's subject owns the conversation Studio started.
@@ -213,7 +214,7 @@ describe('Mastra Studio under npm run dev with auth on (MASTRA_JWT_SECRET)', () 
     const listed = (await threads.json()) as { threads: Array<{ id: string; resourceId: string }> };
     expect(listed.threads.map((t) => t.resourceId)).toEqual(['studio-user']);
     const stored = await fetch(`${secured.url}/threads/${listed.threads[0].id}/messages`, { headers: { authorization: `Bearer ${token}` } });
-    // Stored once each (the chat shows this reply twice: Studio's own rendering, see the README).
+    // Stored once each.
     const { messages } = (await stored.json()) as { messages: Array<{ content: string }> };
     expect(messages.map((m) => m.content)).toEqual(['Hi there', 'Hello, studio user.']);
     expect((await fetch(`${secured.url}/threads`)).status).toBe(401);
