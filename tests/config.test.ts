@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, findProjectRoot, parseConfig } from '../mastra.config.ts';
-import { GENERATE, startApp, userSays } from './fixtures/app-harness.ts';
+import { GENERATE, userSays, withApp } from './fixtures/app-harness.ts';
 import { runServiceToExit, startService } from './fixtures/service.ts';
 
 const ROOT = '/srv/companion';
@@ -172,14 +172,11 @@ describe('tracing', () => {
 
 describe('with an unreachable model server', () => {
   it('answers 500 MODEL_ERROR saying the server could not be reached', async () => {
-    const h = await startApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
-    try {
+    await withApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, async (h) => {
       const response = await h.post(GENERATE, userSays('Hi'));
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ error: 'The language model server could not be reached.', code: 'MODEL_ERROR', details: {} });
-    } finally {
-      await h.close();
-    }
+    });
   });
 });
 
@@ -189,8 +186,7 @@ describe('without a model', () => {
     ['development', 'development'],
   ])('starts, and /generate explains how to configure one (%s: stack only in development)', async (_name, nodeEnv) => {
     // No key and no base URL: the stand-in stays unused.
-    const h = await startApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', NODE_ENV: nodeEnv });
-    try {
+    await withApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', NODE_ENV: nodeEnv }, async (h) => {
       expect(h.config.model).toBeUndefined();
       const response = await h.post(GENERATE, userSays('Hi'));
       const body = await response.json();
@@ -201,8 +197,6 @@ describe('without a model', () => {
       if (nodeEnv === 'development') expect(body.stack).toEqual(expect.stringContaining('ApiError'));
       else expect(body).not.toHaveProperty('stack');
       expect(h.model.requests).toHaveLength(0);
-    } finally {
-      await h.close();
-    }
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GENERATE, STREAM, startApp, userSays } from './fixtures/app-harness.ts';
+import { GENERATE, STREAM, userSays, withApp } from './fixtures/app-harness.ts';
 import { describeMemorySuite } from './fixtures/memory-suite.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 
@@ -15,8 +15,7 @@ describe('memory switched off or unreachable', () => {
     ['switched off', 'none', 'switched off'],
     ['unreachable', 'http://127.0.0.1:9', 'unreachable'],
   ])('%s: requests that need memory get MEMORY_NOT_INITIALIZED, stateless ones work', async (_name, databaseUrl, wording) => {
-    const h = await startApp({ DATABASE_URL: databaseUrl });
-    try {
+    await withApp({ DATABASE_URL: databaseUrl }, async (h) => {
       h.model.script({ text: 'Stateless is fine.' });
       const stateless = await h.post(GENERATE, userSays('Hi'));
       expect(stateless.status).toBe(200);
@@ -33,9 +32,7 @@ describe('memory switched off or unreachable', () => {
         expect(body.error).toContain(wording);
       }
       expect(h.model.requests).toHaveLength(1);
-    } finally {
-      await h.close();
-    }
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { parseConfig } from '../mastra.config.ts';
 import { PUBLIC_ROUTES } from '../src/security/route-gate.ts';
 import { GENERATE, startCompanion, STREAM, userSays } from './fixtures/companion-harness.ts';
-import { startApp, type AppHarness } from './fixtures/app-harness.ts';
+import { startApp, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
 
@@ -536,19 +536,15 @@ describe('CORS', () => {
     });
 
   it('allows no cross-origin caller in production by default', async () => {
-    const service = await startApp();
-    try {
+    await withApp({}, async (service) => {
       const response = await preflight(service, 'https://app.example.com');
       expect(response.headers.get('access-control-allow-origin')).toBeNull();
       expect((await preflight(service, 'http://localhost:5173')).headers.get('access-control-allow-origin')).toBeNull();
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   it('allows exactly the origins in CORS_ORIGINS', async () => {
-    const service = await startApp({ CORS_ORIGINS: 'https://app.example.com, https://admin.example.com' });
-    try {
+    await withApp({ CORS_ORIGINS: 'https://app.example.com, https://admin.example.com' }, async (service) => {
       expect((await preflight(service, 'https://app.example.com')).headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       expect((await preflight(service, 'https://admin.example.com')).headers.get('access-control-allow-origin')).toBe('https://admin.example.com');
       expect((await preflight(service, 'https://evil.example.com')).headers.get('access-control-allow-origin')).toBeNull();
@@ -556,19 +552,14 @@ describe('CORS', () => {
       const reply = await service.post(GENERATE, userSays('Hi'), { origin: 'https://app.example.com' });
       expect(reply.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       expect(reply.headers.get('access-control-expose-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-trace-id', 'x-thread-id']));
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   it('allows localhost origins in development by default', async () => {
-    const service = await startApp({ SERVER_MODE: 'development' });
-    try {
+    await withApp({ SERVER_MODE: 'development' }, async (service) => {
       expect((await preflight(service, 'http://localhost:5173')).headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
       expect((await preflight(service, 'https://app.example.com')).headers.get('access-control-allow-origin')).toBeNull();
-    } finally {
-      await service.close();
-    }
+    });
   });
 });
 

@@ -1,5 +1,10 @@
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseConfig } from '../mastra.config.ts';
+import { createApp } from '../src/app.ts';
 import { GENERATE } from './fixtures/companion-harness.ts';
 import { startService, type RunningService } from './fixtures/service.ts';
 
@@ -43,3 +48,20 @@ it('cuts a client that trickles its body or its headers byte by byte, with 408',
     expect(sent).toBeLessThan(200);
   }
 }, 60_000);
+
+// The built output and `npm run dev` start the Node server inside Mastra (createNodeServer), where src/server.ts
+// never runs: the app itself gives that server its limits, from the first request on, a health probe included.
+it('gives a server Mastra started the same limits once a /health probe has come in', async () => {
+  const { app, close } = await createApp(parseConfig({ DATABASE_URL: 'none', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' }));
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  try {
+    await once(server, 'listening');
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([60_000, 300_000]);
+    const { port } = server.address() as AddressInfo;
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    expect([server.headersTimeout, server.requestTimeout]).toEqual([1_000, 2_000]);
+  } finally {
+    server.close();
+    await close();
+  }
+});

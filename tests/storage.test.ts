@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERATE, startApp } from './fixtures/app-harness.ts';
+import { GENERATE, withApp } from './fixtures/app-harness.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
 
 // The rows a turn leaves in PostgreSQL's own tables (createStorage's choice of store: src/mastra/storage.test.ts).
@@ -12,14 +12,11 @@ describe('the service on PostgreSQL', () => {
   afterAll(() => postgres?.stop());
 
   it('persists a thread and both messages of a turn', async () => {
-    const h = await startApp({ DATABASE_URL: postgres.url });
-    try {
+    await withApp({ DATABASE_URL: postgres.url }, async (h) => {
       h.model.script({ text: 'Hello from PostgreSQL' });
       const response = await h.post(GENERATE, { messages: [{ role: 'user', content: 'Hi' }], threadId: 'pg-thread', resourceId: 'pg-user' });
       expect(response.status, await response.clone().text()).toBe(200);
-    } finally {
-      await h.close();
-    }
+    });
 
     const threads = await query(postgres.url, 'SELECT id, "resourceId" FROM mastra_threads');
     expect(threads).toEqual([{ id: 'pg-thread', resourceId: 'pg-user' }]);

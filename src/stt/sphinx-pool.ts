@@ -37,18 +37,24 @@ interface Worker {
   idleTimer?: NodeJS.Timeout;
 }
 
+let workerPath: string | undefined;
+
 /**
  * The worker's own file, which the service forks. It lives in src/mastra/public/stt/ because `mastra build`
  * copies that folder beside its bundle (where this module's code then is) and Node runs the file there as it is.
  * In the source tree it is found by its source path; under `mastra dev`, whose bundle sits in .mastra/output
- * without the public folder, in the project's source tree.
+ * without the public folder, in the project's source tree. Looked up when the first worker starts, not when
+ * the service does (most services never fork one).
  */
-const WORKER_CANDIDATES = [
-  fileURLToPath(new URL('../mastra/public/stt/sphinx-worker.ts', import.meta.url)),
-  fileURLToPath(new URL('./stt/sphinx-worker.ts', import.meta.url)),
-  join(findProjectRoot(import.meta.dirname), 'src/mastra/public/stt/sphinx-worker.ts'),
-];
-const WORKER_PATH = WORKER_CANDIDATES.find((path) => existsSync(path)) ?? WORKER_CANDIDATES[1]!;
+function sphinxWorkerPath(): string {
+  if (workerPath) return workerPath;
+  const candidates = [
+    fileURLToPath(new URL('../mastra/public/stt/sphinx-worker.ts', import.meta.url)),
+    fileURLToPath(new URL('./stt/sphinx-worker.ts', import.meta.url)),
+    join(findProjectRoot(import.meta.dirname), 'src/mastra/public/stt/sphinx-worker.ts'),
+  ];
+  return (workerPath = candidates.find((path) => existsSync(path)) ?? candidates[1]!);
+}
 
 export const RECOGNISER_FAILED = () =>
   new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The speech recogniser failed on this audio; please try again.');
@@ -114,7 +120,7 @@ export class SphinxPool {
   }
 
   #spawn() {
-    const child = fork(WORKER_PATH, [JSON.stringify(this.#options.settings)], {
+    const child = fork(sphinxWorkerPath(), [JSON.stringify(this.#options.settings)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       execArgv: [],
