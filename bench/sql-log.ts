@@ -1,7 +1,7 @@
 /**
  * @module A statement log for a server under test, loaded before it with
- * `node --import ./bench/sql-log.ts`. It counts every SQL text the process hands to the libsql
- * driver (`Database#prepare` and `#exec`: @libsql/client prepares each statement anew), and on
+ * `node --import ./bench/sql-log.ts`. It counts every SQL statement the process runs through the libsql
+ * driver (a prepared statement's `run`/`get`/`all`/`iterate`, and `Database#exec`), and on
  * SIGUSR2 writes the counts since the previous SIGUSR2, with a sequence number, as JSON to
  * the file named by BENCH_SQL_LOG. Each statement is counted per call site: the SQL text, then
  * the stack frames (raw `file:line:column`, mapped by the reader) of whoever called the memory
@@ -22,16 +22,50 @@ const counts = new Map<string, number>();
 const storeCaller = new AsyncLocalStorage<string>();
 let sequence = 0;
 
-// the CommonJS module @libsql/client imports: one module instance, so patching its prototype reaches every connection
+// the CommonJS module @libsql/client imports: one module instance, so patching its prototypes reaches every connection.
+// A statement is counted when it runs, not when it is prepared: the patched client (patches/) reuses prepared statements.
 const Database = createRequire(import.meta.url)('libsql');
-for (const method of ['prepare', 'exec'] as const) {
-  const original = Database.prototype[method];
-  Database.prototype[method] = function (this: unknown, sql: string, ...rest: unknown[]) {
-    const key = `${normalise(sql)}\n${storeCaller.getStore() ?? callSite()}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-    return original.call(this, sql, ...rest);
-  };
+const sqlOf = new WeakMap<object, string>();
+const EXECUTIONS = ['run', 'get', 'all', 'iterate'] as const;
+let statementsPatched = false;
+let running = false;
+
+function count(sql: string) {
+  const key = `${normalise(sql)}\n${storeCaller.getStore() ?? callSite()}`;
+  counts.set(key, (counts.get(key) ?? 0) + 1);
 }
+
+const prepare = Database.prototype.prepare;
+Database.prototype.prepare = function (this: unknown, sql: string, ...rest: unknown[]) {
+  const statement = prepare.call(this, sql, ...rest);
+  sqlOf.set(statement, sql);
+  if (!statementsPatched) patchStatements(Object.getPrototypeOf(statement));
+  return statement;
+};
+
+function patchStatements(prototype: Record<string, (...args: unknown[]) => unknown>) {
+  statementsPatched = true;
+  for (const method of EXECUTIONS) {
+    const original = prototype[method]!;
+    prototype[method] = function (this: object, ...args: unknown[]) {
+      // `all` runs through `iterate`: one statement, counted once
+      if (running) return original.apply(this, args);
+      count(sqlOf.get(this) ?? '(unknown statement)');
+      running = true;
+      try {
+        return original.apply(this, args);
+      } finally {
+        running = false;
+      }
+    };
+  }
+}
+
+const exec = Database.prototype.exec;
+Database.prototype.exec = function (this: unknown, sql: string, ...rest: unknown[]) {
+  count(sql);
+  return exec.call(this, sql, ...rest);
+};
 
 // remember who called the memory store; a store method calling another keeps the outer caller
 for (const name of Object.getOwnPropertyNames(MemoryLibSQL.prototype)) {
