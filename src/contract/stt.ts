@@ -84,12 +84,20 @@ export function unsupportedAudio(reason: string) {
   });
 }
 
+/** A system package the service needs is missing: the message says what it provides; the details name it and its install command. */
+export function missingPackage(name: string, message: string, install: string) {
+  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', message, { missingPackage: name, install });
+}
+
 /** A program the service needs is missing: which one, and the command that installs it. */
 export function missingProgram(program: string, aptPackage: string) {
-  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', `Speech-to-text needs \`${program}\`, which is not installed: run \`apt-get install -y ${aptPackage}\`.`, {
-    program,
-    install: `apt-get install -y ${aptPackage}`,
-  });
+  const install = `apt-get install -y ${aptPackage}`;
+  return missingPackage(aptPackage, `Speech-to-text needs \`${program}\`, which is not installed: run \`${install}\`.`, install);
+}
+
+/** The transcription itself failed (the audio, the recogniser): the message says what, in words a client can act on. */
+export function transcriptionFailed(message: string, cause?: unknown) {
+  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', message, {}, cause);
 }
 
 export interface ProviderFailure {
@@ -122,5 +130,5 @@ export function providerFailure({ status, retryAfterSeconds, cause }: ProviderFa
 /** Any failure of a transcription, as SPEC's error. */
 export function toSttError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'Speech-to-text failed.', {}, error);
+  return transcriptionFailed('Speech-to-text failed.', error);
 }

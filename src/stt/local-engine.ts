@@ -11,7 +11,8 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError } from '../contract/errors.ts';
+import { ApiError, invalidRequest } from '../contract/errors.ts';
+import { transcriptionFailed } from '../contract/stt.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
 import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
@@ -125,16 +126,13 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
 /** English in any region (`en`, `en-US`, `en-GB`) or unspecified; anything else is the client's mistake. */
 function assertEnglish(language: string | undefined) {
   if (language === undefined || /^en(-|_|$)/i.test(language)) return;
-  throw new ApiError(
-    400,
-    'INVALID_REQUEST',
+  throw invalidRequest(
     `The local speech engine transcribes English only (language "en"); ${JSON.stringify(language.slice(0, 35))} is not supported.`,
     { supportedLanguages: [SUPPORTED_LANGUAGE] },
   );
 }
 
-const AUDIO_UNDECODABLE = () =>
-  new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The audio could not be decoded for transcription.');
+const AUDIO_UNDECODABLE = () => transcriptionFailed('The audio could not be decoded for transcription.');
 
 interface PcmSource {
   pcm: AsyncIterable<Buffer>;
@@ -198,7 +196,7 @@ async function transcribeFile(
     if (options.signal?.aborted) throw options.signal.reason;
     if (failure instanceof ApiError) throw failure;
     if (error instanceof ApiError) throw error;
-    throw new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The audio could not be transcribed.', {}, error);
+    throw transcriptionFailed('The audio could not be transcribed.', error);
   }
 }
 

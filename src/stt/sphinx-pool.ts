@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findProjectRoot } from '../../mastra.config.ts';
-import { ApiError } from '../contract/errors.ts';
+import { transcriptionFailed } from '../contract/stt.ts';
 import type { DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
 import type { WorkerReply, WorkerRequest } from '../mastra/public/stt/sphinx-worker.ts';
 import { missingPackageError } from './system-packages.ts';
@@ -56,8 +56,7 @@ function sphinxWorkerPath(): string {
   return (workerPath = candidates.find((path) => existsSync(path)) ?? candidates[1]!);
 }
 
-export const RECOGNISER_FAILED = () =>
-  new ApiError(500, 'AUDIO_PROCESSING_ERROR', 'The speech recogniser failed on this audio; please try again.');
+export const RECOGNISER_FAILED = () => transcriptionFailed('The speech recogniser failed on this audio; please try again.');
 
 export class SphinxPool {
   readonly #options: SphinxPoolOptions;

@@ -2,7 +2,7 @@
  * @module The Debian packages the local speech engine runs on, and the error that names a missing one.
  * One apt command installs them all, so every message gives that same command.
  */
-import { ApiError } from '../contract/errors.ts';
+import { missingPackage } from '../contract/stt.ts';
 
 export const INSTALL_COMMAND = 'apt-get install -y pocketsphinx pocketsphinx-en-us ffmpeg';
 
@@ -19,9 +19,6 @@ export function missingPackageMessage(name: SystemPackage): string {
   return `Speech-to-text (local engine) needs the Debian package ${name}: ${PROVIDES[name]} was not found. Install it with: ${INSTALL_COMMAND}`;
 }
 
-export function missingPackageError(name: SystemPackage): ApiError {
-  return new ApiError(500, 'AUDIO_PROCESSING_ERROR', missingPackageMessage(name), {
-    missingPackage: name,
-    install: INSTALL_COMMAND,
-  });
+export function missingPackageError(name: SystemPackage) {
+  return missingPackage(name, missingPackageMessage(name), INSTALL_COMMAND);
 }
