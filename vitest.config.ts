@@ -18,10 +18,6 @@ export default defineConfig({
     // Test files share their workers and module cache: Mastra and the app are imported once per worker, not
     // once per file. No test relies on fresh module state (each builds its own app with createApp).
     isolate: false,
-    // Vitest's default is one worker fewer than the cores: a single worker on two, where many tests spend their
-    // time waiting (a process starting, a socket, a timer) rather than computing. One worker more than the cores
-    // overlaps those waits (on two idle cores, the suite before it had layers: 93 s with two workers, 79 s with three).
-    maxWorkers: availableParallelism() + 1,
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [
@@ -31,6 +27,10 @@ export default defineConfig({
           include: ['tests/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [SYSTEM_TESTS, 'tests/e2e/**', '**/node_modules/**'],
           setupFiles: ['tests/fixtures/no-processes.setup.ts'],
+          // Computing rather than waiting: one worker per core (on two idle cores: 21.8 s and 40 CPU-s with two
+          // workers, 23.3 s and 44.5 CPU-s with three, each importing the app once more).
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -38,6 +38,12 @@ export default defineConfig({
           name: 'system',
           include: [`tests/${SYSTEM_TESTS}`, `src/${SYSTEM_TESTS}`],
           exclude: ['tests/e2e/**', '**/node_modules/**'],
+          // Many of these wait (a process starting, a socket, Node's 30 s connection check): one worker more than
+          // the cores overlaps those waits (the suite before it had layers, on two idle cores: 93 s with two workers,
+          // 79 s with three).
+          maxWorkers: availableParallelism() + 1,
+          // After the fast layer when both run at once (`npx vitest run`): the two worker counts cannot share a group.
+          sequence: { groupOrder: 1 },
           // One PostgreSQL server per test process, started by the first test that needs a database, stopped after the run.
           globalSetup: ['tests/fixtures/postgres.global-setup.ts'],
         },
