@@ -4,14 +4,12 @@
  * OpenAI stand-in. The engine is a recording fake wherever the test is about the route alone. The upload rules
  * that need no audio are in stt.test.ts.
  */
-import { mkdtemp, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/contract/errors.ts';
 import { sttResponse } from '../src/contract/stt.ts';
 import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
-import { makeAudioFixtures, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
+import { audioFixtures, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { audioFile, audioForm, fakeEngine, postStt, sttRouteUnderTest, type SttApp } from './fixtures/stt-app.ts';
 
@@ -19,7 +17,7 @@ const route = sttRouteUnderTest();
 let audio: AudioFixtures;
 
 beforeAll(async () => {
-  audio = await makeAudioFixtures(await mkdtemp(join(tmpdir(), 'stt-audio-')));
+  audio = await audioFixtures();
 });
 
 describe('accepted audio', () => {
@@ -39,9 +37,14 @@ describe('accepted audio', () => {
     expect(route.recorder.calls[0]!.bytes.equals(bytes)).toBe(true);
   });
 
+  // One app for all variants, with its own recording engine.
+  const pcmEngine = fakeEngine({ usesPcm: true });
+  let pcmApp: Promise<SttApp> | undefined;
+
   it.each(SPEECH_VARIANTS)('$name: an engine that transcribes PCM gets it from the probe (decoded once), 16 kHz mono 16-bit', async (variant) => {
-    const pcmEngine = fakeEngine({ usesPcm: true });
-    const { status, body } = await postStt(await route.app({ engine: pcmEngine.engine }), audioForm(await audio.read(variant.file), variant.file));
+    pcmEngine.reset();
+    pcmApp ??= route.app({ engine: pcmEngine.engine });
+    const { status, body } = await postStt(await pcmApp, audioForm(await audio.read(variant.file), variant.file));
 
     expect(status).toBe(200);
     const pcm = pcmEngine.calls[0]!.pcm!;
