@@ -141,7 +141,7 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
   });
 
   it("serves Studio's page without a token in development only, and never the API or the service's routes", async () => {
-    const dev = (await createApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
     // Studio must load before its user can give it a token (its own form asks for one).
     const page = await dev.request('/agents/companionAgent/threads/new');
     expect(page.status).toBe(200);
