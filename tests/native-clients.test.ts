@@ -1,9 +1,9 @@
 import { MastraClient } from '@mastra/client-js';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERATE, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
+import { hs256, TEST_JWT_SECRET as SECRET } from './fixtures/tokens.ts';
 
 // Mastra's own clients keep Mastra's native protocol on the SPEC paths.
 let h: AppHarness;
@@ -66,8 +66,7 @@ it("keeps a native client out of another user's thread, and its reply carries no
 });
 
 /** HS256 tokens as `MASTRA_JWT_SECRET` makes the service expect them; the subject is the user. */
-const SECRET = 'a-test-secret-that-is-at-least-32-characters';
-const tokenFor = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+const tokenFor = (sub: string) => hs256({ sub });
 const BOBS = { threadId: 'bob-diary', resourceId: 'bob' };
 const BOBS_WORKING_MEMORY = '# User Information\n- **First Name**: Robert (bob secret)';
 const BOBS_SECRETS = ['seeded message', 'bob secret'];

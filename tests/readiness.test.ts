@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../mastra.config.ts';
-import { createApp } from '../src/app.ts';
-import { readiness } from '../src/contract/readiness.ts';
+import { probeReadiness as probe } from './fixtures/readiness-probe.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
-
-const SECRET = 'a-test-secret-that-is-at-least-32-characters';
-
-async function probe(env: Record<string, string>) {
-  const { app, close } = await createApp(parseConfig({ LOG_LEVEL: 'error', ...env }));
-  try {
-    const response = await app.request('/ready');
-    return { status: response.status, body: readiness.parse(await response.json()) };
-  } finally {
-    await close();
-  }
-}
+import { TEST_JWT_SECRET } from './fixtures/tokens.ts';
 
 describe('GET /ready', () => {
   it('answers 200 with a timed store query and the model when everything can work, without a token', async () => {
-    const { status, body } = await probe({ OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: SECRET });
+    const { status, body } = await probe({ OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: TEST_JWT_SECRET });
     expect(status).toBe(200);
     expect(body.status).toBe('ready');
     expect(body.checks.store).toEqual({ ok: true, latencyMs: expect.any(Number) });
@@ -26,7 +13,9 @@ describe('GET /ready', () => {
   });
 
   it('answers 503 naming the model when none is configured', async () => {
-    const { status, body } = await probe({ DATABASE_URL: 'none' });
+    // Speech goes to a server here: without any key the local engine would be checked, which needs its system
+    // packages (readiness.system.test.ts).
+    const { status, body } = await probe({ DATABASE_URL: 'none', STT_BASE_URL: 'http://127.0.0.1:9/v1' });
     expect(status).toBe(503);
     expect(body.checks.model).toEqual({ ok: false, detail: expect.stringContaining('OPENAI_API_KEY') });
     expect(body.checks.store.ok).toBe(true);

@@ -1,20 +1,13 @@
 /**
- * The companion model's files: every word of the vocabulary can be pronounced, and the language model
- * expects a place name where one is introduced. (That the recogniser then hears the places is in
- * local-engine.test.ts.) Needs Debian's pocketsphinx-en-us: without it this test fails.
+ * The companion vocabulary and language model, from the catalogue alone. That every word can be pronounced with
+ * Debian's dictionary, and the files written on top of it, are in companion-model.system.test.ts; that the
+ * recogniser then hears the places, in local-engine.system.test.ts.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { modelFiles } from '../mastra/public/stt/pocketsphinx.ts';
-import { companionLanguageModel, dictionaryWords, unpronounceable, writeCompanionModel } from './companion-model.ts';
+import { describe, expect, it } from 'vitest';
+import { companionLanguageModel } from './companion-model.ts';
 import { companionVocabulary, spokenWords } from './companion-vocabulary.ts';
 
-const DEBIAN_DICTIONARY = modelFiles('/usr/share/pocketsphinx/model/en-us').dictionary;
 const vocabulary = companionVocabulary();
-const scratch = await mkdtemp(join(tmpdir(), 'companion-model-test-'));
-afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 describe('companion vocabulary', () => {
   it('holds the catalogue places as spoken words, with the spellings people use', () => {
@@ -23,31 +16,9 @@ describe('companion vocabulary', () => {
     expect(vocabulary.words).toEqual(expect.arrayContaining(['ashram', 'vipassana', 'dargah']));
     expect(spokenWords("Notre Dame d'Afrique, Djenné")).toEqual(['notre', 'dame', "d'afrique", 'djenne']);
   });
-
-  it('can all be pronounced: each word is in Debian\'s dictionary or has a pronunciation (npm run stt:pronunciations)', async () => {
-    const known = dictionaryWords(await readFile(DEBIAN_DICTIONARY, 'utf8'));
-    expect(unpronounceable(vocabulary, known)).toEqual([]);
-  });
 });
 
 describe('companion model files', () => {
-  it('the dictionary is Debian\'s plus the missing words; the language model follows place-introducing words with places', async () => {
-    const files = await writeCompanionModel(scratch, vocabulary, DEBIAN_DICTIONARY);
-    const debian = await readFile(DEBIAN_DICTIONARY, 'utf8');
-    const dictionary = await readFile(files.dictionary, 'utf8');
-    expect(dictionary.startsWith(debian)).toBe(true);
-    expect(dictionary.slice(debian.length)).toMatch(/^varanasi V AA R AA N AA S IY$/m);
-
-    const arpa = await readFile(files.languageModel, 'utf8');
-    expect(arpa).toMatch(/^-\d+\.\d{4}\tin varanasi$/m);
-    expect(arpa).toMatch(/^-?\d+\.\d{4}\tbodh gaya$/m);
-    // Its header counts what it holds.
-    const [, unigrams, bigrams] = arpa.match(/ngram 1=(\d+)\nngram 2=(\d+)/)!;
-    const section = (name: string) => arpa.split(`\\${name}:\n`)[1]!.split('\n\n')[0]!.split('\n');
-    expect(section('1-grams')).toHaveLength(Number(unigrams));
-    expect(section('2-grams')).toHaveLength(Number(bigrams));
-  });
-
   it('leaves out a place with a word it cannot pronounce', () => {
     const arpa = companionLanguageModel({ places: [['lhasa'], ['xqzt', 'temple']], words: [] }, (word) => word !== 'xqzt');
     expect(arpa).toContain('\tin lhasa');

@@ -2,15 +2,16 @@
  * The local engine on real speech: sentences spoken by flite, in every upload format, short and long.
  * Needs Debian's pocketsphinx, pocketsphinx-en-us, ffmpeg and flite: without them these tests fail.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PLACE_PHRASES, recording, requireSpeechTools, speech, SPEECH_PHRASES, upload } from '../../tests/fixtures/speech.ts';
+import { PLACE_PHRASES, recording, requireSpeechTools, SAMPLE_RATE, speech, SPEECH_PHRASES, upload } from '../../tests/fixtures/speech.ts';
 import { corpusWordErrorRate, wordErrorRate } from '../../tests/fixtures/wer.ts';
 import { AUDIO_FORMATS, type SttEngine } from './engine.ts';
 import { companionVocabulary } from './companion-vocabulary.ts';
 import { createLocalEngine } from './local-engine.ts';
+import { chunkAtPauses } from './pcm-chunker.ts';
 import { probeAudio } from './probe.ts';
 import { INSTALL_COMMAND } from './system-packages.ts';
 
@@ -73,8 +74,10 @@ describe('local engine: transcripts', () => {
     expect(wordErrorRate(file.text, transcript).rate).toBeLessThanOrEqual(0.15);
   }, 60_000);
 
-  it('transcribes a minute of speech, cut into chunks (20 s at most), in the order it was said', async () => {
-    const file = await recording({ minSeconds: 60 });
+  it('transcribes a long recording, cut into chunks (20 s at most), in the order it was said', async () => {
+    // Every phrase once, 40 s: three chunks, which the two workers decode side by side.
+    const file = await recording();
+    expect(await chunksOf(file.path)).toBeGreaterThanOrEqual(3);
     const { transcript } = await engine.transcribe(upload(file), {});
     // A transcript assembled out of order would miss most words at their places.
     expect(wordErrorRate(file.text, transcript).rate).toBeLessThanOrEqual(0.15);
@@ -156,6 +159,13 @@ describe('local engine: errors', () => {
     await expect(failure).rejects.toThrow('The audio could not be decoded for transcription.');
   });
 });
+
+/** How many chunks the engine cuts a recording into (its samples follow a 44-byte WAV header), at its default 20 s bound. */
+async function chunksOf(path: string): Promise<number> {
+  let count = 0;
+  for await (const _ of chunkAtPauses(createReadStream(path, { start: 44 }), { sampleRate: SAMPLE_RATE, maxSeconds: 20 })) count++;
+  return count;
+}
 
 /** 16 kHz mono 16-bit WAV of the given samples. */
 function wav(samples: Int16Array): Buffer {

@@ -4,13 +4,10 @@
  * no copy of an upload is src/routes/custom-route-body.test.ts's: its resident memory also counts
  * garbage not yet collected, about twice the bytes read, so it cannot tell.)
  */
-import { mkdtemp } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_AUDIO_BYTES } from '../src/contract/stt.ts';
-import { makeAudioFixtures, type AudioFixtures } from './fixtures/audio.ts';
+import { audioFixtures, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { startService, type RunningService } from './fixtures/service.ts';
 
@@ -22,7 +19,7 @@ let audio: AudioFixtures;
 
 beforeAll(async () => {
   standIn = await startOpenAIStandIn();
-  audio = await makeAudioFixtures(await mkdtemp(join(tmpdir(), 'stt-audio-')));
+  audio = await audioFixtures();
   service = await startService({ STT_PROVIDER: 'openai', STT_BASE_URL: standIn.baseURL, STT_API_KEY: 'test-key', DATABASE_URL: 'none' });
 });
 beforeEach(() => standIn.reset());

@@ -1,0 +1,228 @@
+/**
+ * POST /stt in process on real audio: the format probe (Debian's ffprobe and ffmpeg) on speech made by flite in
+ * every accepted format, the response, the temporary files, engine failures, and the `openai` engine against the
+ * OpenAI stand-in. The engine is a recording fake wherever the test is about the route alone. The upload rules
+ * that need no audio are in stt.test.ts.
+ */
+import { readdir } from 'node:fs/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../src/contract/errors.ts';
+import { sttResponse } from '../src/contract/stt.ts';
+import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
+import { audioFixtures, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
+import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
+import { audioFile, audioForm, fakeEngine, postStt, sttRouteUnderTest, type SttApp } from './fixtures/stt-app.ts';
+
+const route = sttRouteUnderTest();
+let audio: AudioFixtures;
+
+beforeAll(async () => {
+  audio = await audioFixtures();
+});
+
+describe('accepted audio', () => {
+  it.each(SPEECH_VARIANTS)('$name: answers the transcript and hands the engine the file, its format and duration', async (variant) => {
+    route.recorder.answerWith({ transcript: 'what is the weather like in kyoto today', language: 'en' });
+    const bytes = await audio.read(variant.file);
+
+    const { status, body } = await postStt(route.target, audioForm(bytes, variant.file));
+
+    expect(status).toBe(200);
+    expect(sttResponse.parse(body)).toEqual(body);
+    expect(body).toMatchObject({ transcript: 'what is the weather like in kyoto today', success: true, language: 'en', engine: 'local' });
+    expect(body.durationSeconds).toBeCloseTo(audio.speechSeconds, 1);
+    expect(Date.parse(body.timestamp)).not.toBeNaN();
+    expect(route.recorder.calls).toHaveLength(1);
+    expect(route.recorder.calls[0]!.audio).toMatchObject({ format: variant.format, fileName: variant.file, durationSeconds: body.durationSeconds });
+    expect(route.recorder.calls[0]!.bytes.equals(bytes)).toBe(true);
+  });
+
+  // One app for all variants, with its own recording engine.
+  const pcmEngine = fakeEngine({ usesPcm: true });
+  let pcmApp: Promise<SttApp> | undefined;
+
+  it.each(SPEECH_VARIANTS)('$name: an engine that transcribes PCM gets it from the probe (decoded once), 16 kHz mono 16-bit', async (variant) => {
+    pcmEngine.reset();
+    pcmApp ??= route.app({ engine: pcmEngine.engine });
+    const { status, body } = await postStt(await pcmApp, audioForm(await audio.read(variant.file), variant.file));
+
+    expect(status).toBe(200);
+    const pcm = pcmEngine.calls[0]!.pcm!;
+    expect(pcm.length / (16_000 * 2)).toBeCloseTo(body.durationSeconds, 1);
+    // Speech, not silence: the loudest sample is well above the noise floor.
+    const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+    expect(samples.reduce((loudest, sample) => Math.max(loudest, Math.abs(sample)), 0)).toBeGreaterThan(1000);
+    // An engine that does not ask for PCM gets none (the probe decodes to nowhere).
+    expect(route.recorder.calls).toHaveLength(0);
+    await postStt(route.target, audioForm(await audio.read(variant.file), variant.file));
+    expect(route.recorder.calls[0]!.audio.pcmPath).toBeUndefined();
+  });
+
+  it('decides the format by content, not by the file name', async () => {
+    const { status } = await postStt(route.target, audioForm(await audio.read('memo.m4a'), 'recording.mp3'));
+
+    expect(status).toBe(200);
+    expect(route.recorder.calls[0]!.audio.format).toBe('m4a');
+  });
+
+  it('normalises the language to ISO 639-1 and passes it on, in either field order', async () => {
+    const languageFirst = new FormData();
+    languageFirst.append('language', 'pt_BR');
+    languageFirst.append('audio', audioFile(await audio.read('speech.wav'), 'speech.wav'));
+
+    await postStt(route.target, audioForm(await audio.read('speech.wav'), 'speech.wav', { language: 'en-US' }));
+    await postStt(route.target, languageFirst);
+    await postStt(route.target, audioForm(await audio.read('speech.wav'), 'speech.wav'));
+
+    expect(route.recorder.calls.map((call) => call.options.language)).toEqual(['en', 'pt', undefined]);
+  });
+
+  it('accepts a file of exactly the limit and refuses one byte more with 413', async () => {
+    const maxBytes = 64 * 1024;
+    const small = await route.app({ engine: route.recorder.engine, maxBytes });
+
+    const atLimit = await postStt(small, audioForm(silentWav((maxBytes - 44) / 2), 'limit.wav'));
+    const overLimit = await postStt(small, audioForm(Buffer.concat([silentWav((maxBytes - 44) / 2), Buffer.alloc(1)]), 'over.wav'));
+
+    expect(atLimit.status).toBe(200);
+    expect(overLimit).toMatchObject({ status: 413, body: { error: 'The audio file is larger than the 0.06 MB limit.', code: 'INVALID_REQUEST', details: { maxBytes } } });
+    expect(route.recorder.calls).toHaveLength(1);
+  });
+});
+
+describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reaches the engine', () => {
+  it('a truncated MP3', async () => {
+    await route.expectRefused(audioForm(await audio.read('truncated.mp3'), 'truncated.mp3'), /accepted format .*: it is truncated/);
+  });
+
+  it('a video without audio', async () => {
+    await route.expectRefused(audioForm(await audio.read('silent-film.mp4'), 'film.m4a'), /accepted format .*: it contains no audio stream\.$/);
+  });
+});
+
+describe('engine failures', () => {
+  it('carry their status and code, with Retry-After for a rate limit', async () => {
+    route.recorder.answerWith(new ApiError(429, 'RATE_LIMITED', 'Slow down.', { retryAfterSeconds: 12 }));
+
+    const response = await postStt(route.target, audioForm(await audio.read('speech.wav'), 'speech.wav'));
+
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('12');
+    expect(response.body).toEqual({ error: 'Slow down.', code: 'RATE_LIMITED', details: { retryAfterSeconds: 12 } });
+  });
+
+  it('are 500 AUDIO_PROCESSING_ERROR without their own message, with a stack in development only', async () => {
+    route.recorder.answerWith(new Error('segfault in /opt/secret/decoder'));
+    const form = () => audioForm(silentWav(), 'speech.wav');
+
+    const production = await postStt(route.target, form());
+    const development = await postStt(await route.app({ engine: route.recorder.engine, isDevelopment: true }), form());
+
+    expect(production).toMatchObject({ status: 500, body: { error: 'Speech-to-text failed.', code: 'AUDIO_PROCESSING_ERROR', details: {} } });
+    expect(production.body).not.toHaveProperty('stack');
+    expect(development.body.stack).toContain('segfault');
+  });
+});
+
+describe('the openai engine, against the OpenAI stand-in', () => {
+  const API_KEY = 'sk-test-secret-key';
+  let standIn: OpenAIStandIn;
+  let openai: SttApp;
+
+  beforeAll(async () => {
+    standIn = await startOpenAIStandIn();
+    openai = await openaiApp(standIn.baseURL);
+  });
+  beforeEach(() => standIn.reset());
+  afterAll(() => standIn.close());
+
+  function openaiApp(baseURL: string) {
+    return route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL, model: 'whisper-1', maxRetries: 0 }) });
+  }
+
+  it.each(SPEECH_VARIANTS)('$name: the provider receives the file, the model and the language; its text is the transcript', async (variant) => {
+    standIn.script({ text: ' Quel temps fait-il à Kyoto ? ' });
+    const bytes = await audio.read(variant.file);
+
+    const { status, body } = await postStt(openai, audioForm(bytes, variant.file, { language: 'fr-FR' }));
+
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ transcript: 'Quel temps fait-il à Kyoto ?', success: true, language: 'fr', engine: 'openai' });
+    const [request] = standIn.requests;
+    expect(request!.body).toMatchObject({ model: 'whisper-1', language: 'fr' });
+    expect(request!.file!.bytes.equals(bytes)).toBe(true);
+    // OpenAI reads the format from the file name's extension.
+    expect(request!.file!.name).toBe(`audio.${variant.format}`);
+    expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
+  });
+
+  it('reports the language the provider detected when none was asked for', async () => {
+    standIn.script({ text: 'Wie ist das Wetter?', language: 'de' });
+
+    const { body } = await postStt(openai, audioForm(await audio.read('memo.m4a'), 'memo.m4a'));
+
+    expect(body).toMatchObject({ transcript: 'Wie ist das Wetter?', language: 'de' });
+    expect(standIn.requests[0]!.body).not.toHaveProperty('language');
+  });
+
+  it('sends nothing to the provider for a refused upload', async () => {
+    await postStt(openai, audioForm(await audio.read('notes.mp3'), 'notes.mp3'));
+
+    expect(standIn.requests).toEqual([]);
+  });
+
+  const failures = [
+    { upstream: 401, status: 500, code: 'AUDIO_PROCESSING_ERROR', error: 'The speech-to-text provider refused the API key: check STT_API_KEY (or OPENAI_API_KEY).' },
+    { upstream: 403, status: 500, code: 'AUDIO_PROCESSING_ERROR', error: 'The speech-to-text provider refused the API key: check STT_API_KEY (or OPENAI_API_KEY).' },
+    { upstream: 400, status: 400, code: 'INVALID_REQUEST', error: 'The speech-to-text provider could not use this audio file.' },
+    { upstream: 500, status: 500, code: 'AUDIO_PROCESSING_ERROR', error: 'The speech-to-text provider failed (upstream status 500).' },
+  ];
+
+  it.each(failures)('provider $upstream → $status $code, without the key, the provider URL or its message', async ({ upstream, status, code, error }) => {
+    standIn.script({ error: { status: upstream, message: `Incorrect API key provided: ${API_KEY} at ${standIn.baseURL}` } });
+
+    const response = await postStt(openai, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+
+    expect(response).toMatchObject({ status, body: { error, code, details: { upstreamStatus: upstream } } });
+    const text = JSON.stringify(response.body);
+    expect(text).not.toContain(API_KEY);
+    expect(text).not.toContain('127.0.0.1');
+    expect(text).not.toContain('Incorrect');
+  });
+
+  it('provider 429 → 429 RATE_LIMITED with the provider\'s Retry-After', async () => {
+    standIn.script({ error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after': '7' } } });
+
+    const response = await postStt(openai, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(response.body).toEqual({
+      error: 'The speech-to-text provider is rate limiting requests; try again shortly.',
+      code: 'RATE_LIMITED',
+      details: { upstreamStatus: 429, retryAfterSeconds: 7 },
+    });
+  });
+
+  it('an unreachable provider → 500 AUDIO_PROCESSING_ERROR', async () => {
+    const response = await postStt(await openaiApp('http://127.0.0.1:9/v1'), audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+
+    expect(response).toMatchObject({ status: 500, body: { error: 'The speech-to-text provider could not be reached.', code: 'AUDIO_PROCESSING_ERROR', details: {} } });
+  });
+
+  it('stops the provider request when the client hangs up, and deletes the upload', async () => {
+    const received = deferred();
+    standIn.beforeReply = () => received.resolve();
+    standIn.script({ text: ['never sent'], hang: true });
+    const client = new AbortController();
+
+    const answered = Promise.resolve(openai.request('/stt', { method: 'POST', body: audioForm(await audio.read('speech.mp3'), 'speech.mp3'), signal: client.signal }));
+    await received.promise;
+    client.abort();
+    await answered.catch(() => {});
+
+    await standIn.requests[0]!.aborted;
+    expect(standIn.requests[0]!.wasAborted).toBe(true);
+    await expect.poll(() => readdir(route.tempDir)).toEqual([]);
+  });
+});
