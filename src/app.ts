@@ -167,7 +167,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
           stream: config.stream,
         }),
         stt.middleware,
-        specOpenAPIDocument({ trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER }),
+        specOpenAPIDocument({ headers: { trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER }, mode: config.server.mode }),
       ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,

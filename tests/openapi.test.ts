@@ -1,17 +1,46 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { CLOSED_IN_EVERY_MODE, PUBLIC_ROUTES } from '../src/security/route-gate.ts';
+import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { openAPIContract } from './fixtures/openapi-contract.ts';
 
 // Every response the suite's in-process tests get from our routes is checked against this
 // document by the harness (tests/fixtures/app-harness.ts); this file checks the document itself.
 let h: AppHarness;
+/** What production serves (`h`), and what development serves for Studio. */
 let document: any;
+let developmentDocument: any;
 beforeAll(async () => {
   h = await startApp();
   document = await (await h.get('/api/openapi.json')).json();
+  developmentDocument = await withApp({ SERVER_MODE: 'development' }, async (dev) => (await dev.get('/api/openapi.json')).json());
 });
 afterAll(() => h.close());
+
+/** Every `METHOD /path` a document describes, in Hono's `:param` form, wherever its paths are served from. */
+function operations(served: any) {
+  const base = (item: any) => (item.servers ?? served.servers ?? [{ url: '/' }])[0].url.replace(/\/$/, '');
+  return Object.entries(served.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => HTTP_METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${base(item)}${path.replace(/\{(\w+)\}/g, ':$1')}`),
+  );
+}
+
+describe('the routes described', () => {
+  it('in production: exactly the routes production serves, but the documentation itself', () => {
+    const documentation = ['GET /api/openapi.json', 'GET /docs', 'GET /docs/init.js', 'GET /docs/:asset'];
+    const served = PUBLIC_ROUTES.map((route) => `${route.method} ${route.path}`).filter((route) => !documentation.includes(route));
+    expect(operations(document).sort()).toEqual(served.sort());
+  });
+
+  it("in development: Mastra's routes too (Studio uses them), but those closed in every mode", () => {
+    const described = operations(developmentDocument);
+    expect(described.length).toBeGreaterThan(300);
+    expect(described).toEqual(expect.arrayContaining(['POST /api/agents/:agentId/generate', 'GET /api/memory/threads', ...operations(document)]));
+    for (const route of CLOSED_IN_EVERY_MODE) expect(described).not.toContain(`${route.method} ${route.path}`);
+  });
+});
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const ERROR_BODY = { $ref: '#/components/schemas/ErrorBody' };
@@ -79,9 +108,9 @@ describe('the SPEC agent routes', () => {
     }
   });
 
-  it("tells that Mastra's native agent routes need the native-client header", () => {
+  it("tells that Mastra's native agent routes need the native-client header (development)", () => {
     for (const path of ['/agents/{agentId}/generate', '/agents/{agentId}/stream']) {
-      expect(document.paths[path].post.description).toContain('x-mastra-client-type');
+      expect(developmentDocument.paths[path].post.description).toContain('x-mastra-client-type');
     }
   });
 });
@@ -116,7 +145,11 @@ describe('the rest of our routes', () => {
     });
   });
 
-  it('is one self-contained document: every $ref resolves and every component schema compiles', () => {
+  it.each([
+    ['production', () => document],
+    ['development', () => developmentDocument],
+  ])('is one self-contained document (%s): every $ref resolves and every component schema compiles', (_mode, served) => {
+    const document = served();
     const refs = new Set<string>();
     JSON.stringify(document, (key, value) => (key === '$ref' && refs.add(value), value));
     for (const ref of refs) {

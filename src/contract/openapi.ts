@@ -3,9 +3,9 @@
  * that validate requests and that the mappers' output is checked against:
  * request body, the 200 generate response, the stream as `text/event-stream`
  * with the event union, and every error status with the SPEC error body.
- * `withSpecRoutes` lays them over the document Mastra builds from its own and
- * our custom routes, so a route registered with OpenAPI metadata (the thread
- * API, /stt) appears without being listed here.
+ * `withSpecRoutes` lays them over the document of the routes the server serves
+ * (our custom routes, and in development Mastra's own), so a route registered
+ * with OpenAPI metadata (the thread API, /stt) appears without being listed here.
  */
 import { z } from 'zod';
 import { agentRequest } from './agent-request.ts';
@@ -193,12 +193,19 @@ export interface CustomRoute {
   path: string;
 }
 
+export interface SpecDocumentOptions {
+  customRoutes: CustomRoute[];
+  headers: SpecHeaders;
+  /** Whether `native` describes Mastra's framework routes too (development serves them, for Studio). */
+  frameworkRoutes: boolean;
+}
+
 /**
- * Mastra's document with the SPEC agent routes, /health and the schemas they
- * use; the native agent routes say how they are reached; every custom route
- * gets the SPEC error body for the failures it does not describe itself.
+ * The served document (`native`) with the SPEC agent routes, /health and the
+ * schemas they use; the native agent routes say how they are reached; every
+ * custom route gets the SPEC error body for the failures it does not describe itself.
  */
-export function withSpecRoutes(native: OpenAPIDocument, customRoutes: CustomRoute[], headers: SpecHeaders): OpenAPIDocument {
+export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers, frameworkRoutes }: SpecDocumentOptions): OpenAPIDocument {
   const hoisted: Record<string, Json> = {};
   const paths: Record<string, Json> = selfContained(native.paths, hoisted);
   for (const path of NATIVE_AGENT_PATHS) {
@@ -215,8 +222,9 @@ export function withSpecRoutes(native: OpenAPIDocument, customRoutes: CustomRout
     info: {
       title: 'Companion Agent API',
       version: native.info?.version ?? '1.0.0',
-      description:
-        'A conversational companion agent: SPEC generate and stream operations, the thread API, and the Mastra server routes (under /api) that Studio and Mastra clients use.',
+      description: `A conversational companion agent: SPEC generate and stream operations, speech to text and the thread API${
+        frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
+      }`,
     },
     paths: { ...paths, ...agentOperations(headers), ...HEALTH },
     components: {

@@ -1,39 +1,74 @@
 /**
- * @module The API's documentation: `/api/openapi.json` is Mastra's own document
- * with the SPEC routes laid over it (see src/contract/openapi.ts), and `/docs`
- * renders it with Swagger UI, whose assets come from the `swagger-ui-dist`
- * package, so the page works offline (no CDN).
+ * @module The API's documentation: `/api/openapi.json` describes the routes
+ * the server serves, with the SPEC routes laid over them (see
+ * src/contract/openapi.ts): in production our own routes only, in development
+ * Mastra's own document as well (Studio's routes). `/docs` renders it with
+ * Swagger UI, whose assets come from the `swagger-ui-dist` package, so the
+ * page works offline (no CDN).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { MiddlewareHandler } from 'hono';
-import { registerApiRoute } from '@mastra/core/server';
+import type { Context, MiddlewareHandler, Next } from 'hono';
+import { registerApiRoute, type ApiRoute } from '@mastra/core/server';
+import { convertCustomRoutesToOpenAPIPaths } from '@mastra/server/server-adapter';
 import { withSpecRoutes, type OpenAPIDocument, type SpecHeaders } from '../contract/openapi.ts';
+import { CLOSED_IN_EVERY_MODE, type ServerMode } from '../security/route-gate.ts';
 import './context.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/docs';
 
+export interface OpenAPIDocumentOptions {
+  headers: SpecHeaders;
+  mode: ServerMode;
+}
+
 /**
  * Wraps Mastra's `GET /api/openapi.json` (enabled with `build.openAPIDocs`):
  * the document is built on the first request and kept, as the routes it
- * describes never change while the process runs.
+ * describes never change while the process runs. Production answers none of
+ * Mastra's ~360 framework paths, so its document leaves them out (and costs a
+ * fraction of the CPU to build: Mastra's converts every route's schemas).
  */
-export function specOpenAPIDocument(headers: SpecHeaders): { path: string; handler: MiddlewareHandler } {
+export function specOpenAPIDocument({ headers, mode }: OpenAPIDocumentOptions): { path: string; handler: MiddlewareHandler } {
   let document: OpenAPIDocument | undefined;
   return {
     path: OPENAPI_PATH,
     async handler(c, next) {
       if (c.req.method !== 'GET') return next();
       if (!document) {
-        await next();
-        if (c.res.status !== 200) return;
         const customRoutes = c.get('mastra').getServer()?.apiRoutes ?? [];
-        document = withSpecRoutes((await c.res.json()) as OpenAPIDocument, customRoutes, headers);
+        const frameworkRoutes = mode === 'development';
+        const served = frameworkRoutes ? await mastraDocument(c, next) : ownRoutesDocument(customRoutes);
+        if (!served) return;
+        document = withSpecRoutes(served, { customRoutes, headers, frameworkRoutes });
       }
       c.res = c.json(document);
     },
   };
+}
+
+/** Mastra's document of its routes and ours, without the routes closed in every mode. */
+async function mastraDocument(c: Context, next: Next): Promise<OpenAPIDocument | undefined> {
+  await next();
+  if (c.res.status !== 200) return undefined;
+  const document = (await c.res.json()) as OpenAPIDocument;
+  for (const route of CLOSED_IN_EVERY_MODE) {
+    // Mastra's paths are relative to its `/api` server, in OpenAPI's `{param}` form.
+    const path = route.path.replace(/^\/api/, '').replace(/:(\w+)/g, '{$1}');
+    const item = document.paths[path];
+    if (!item) continue;
+    delete item[route.method.toLowerCase()];
+    if (!Object.keys(item).some((key) => HTTP_METHODS.has(key))) delete document.paths[path];
+  }
+  return document;
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** Our custom routes, described by the converter Mastra uses for them in its own document. */
+function ownRoutesDocument(customRoutes: ApiRoute[]): OpenAPIDocument {
+  return { openapi: '3.1.0', info: {}, paths: convertCustomRoutesToOpenAPIPaths(customRoutes) };
 }
 
 const swaggerUiDist = (file: string) => createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`);
