@@ -21,7 +21,7 @@ const TIMING_TESTS = ['tests/backpressure.system.test.ts', 'tests/turns.system.t
  */
 export default defineConfig({
   test: {
-    setupFiles: ['tests/fixtures/contract-check.setup.ts'],
+    setupFiles: ['tests/fixtures/contract-check.setup.ts', 'tests/fixtures/held-log.setup.ts'],
     // Test files share their workers and module cache: Mastra and the app are imported once per worker, not
     // once per file. No test relies on fresh module state (each builds its own app with createApp).
     isolate: false,
