@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MastraServer } from '@mastra/server/server-adapter';
 import { CLOSED_IN_EVERY_MODE, PUBLIC_ROUTES } from '../src/security/route-gate.ts';
 import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { openAPIContract } from './fixtures/openapi-contract.ts';
@@ -32,6 +33,24 @@ describe('the routes described', () => {
     const documentation = ['GET /api/openapi.json', 'GET /docs', 'GET /docs/init.js', 'GET /docs/:asset'];
     const served = PUBLIC_ROUTES.map((route) => `${route.method} ${route.path}`).filter((route) => !documentation.includes(route));
     expect(operations(document).sort()).toEqual(served.sort());
+  });
+
+  it.each([
+    { mode: 'production', builds: 0 },
+    { mode: 'development', builds: 1 },
+  ])("in $mode, builds Mastra's document of its routes $builds times, asked with HEAD then GET", async ({ mode, builds }) => {
+    const env = { SERVER_MODE: mode };
+    const build = vi.spyOn(MastraServer.prototype, 'buildOpenAPISpec');
+    try {
+      await withApp(env, async (app) => {
+        const head = await app.request('/api/openapi.json', { method: 'HEAD' });
+        expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'application/json', '']);
+        expect((await app.get('/api/openapi.json')).status).toBe(200);
+      });
+      expect(build).toHaveBeenCalledTimes(builds);
+    } finally {
+      build.mockRestore();
+    }
   });
 
   it("in development: Mastra's routes too (Studio uses them), but those closed in every mode", () => {

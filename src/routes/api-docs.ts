@@ -35,7 +35,8 @@ export function specOpenAPIDocument({ headers, mode }: OpenAPIDocumentOptions): 
   return {
     path: OPENAPI_PATH,
     async handler(c, next) {
-      if (c.req.method !== 'GET') return next();
+      // HEAD too (Hono answers it with the GET route): it must not build what GET leaves out.
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
       if (!document) {
         const customRoutes = c.get('mastra').getServer()?.apiRoutes ?? [];
         const frameworkRoutes = mode === 'development';
