@@ -28,7 +28,7 @@ export interface OpenAPIDocumentOptions {
  * the document is built on the first request and kept, as the routes it
  * describes never change while the process runs. Production answers none of
  * Mastra's ~360 framework paths, so its document leaves them out (and costs a
- * fraction of the CPU to build: Mastra's converts every route's schemas).
+ * fraction of the CPU to build: Mastra's builder converts every route's schemas).
  */
 export function specOpenAPIDocument({ headers, mode }: OpenAPIDocumentOptions): { path: string; handler: MiddlewareHandler } {
   let document: OpenAPIDocument | undefined;
