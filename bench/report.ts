@@ -166,7 +166,9 @@ as configured), each in a child process of its own:
   own (resources spread over 8 users). Every cell (route × connections) runs once per server per
   repeat, servers interleaved in rotating order, and the table shows the median over repeats. A
   run makes an exact number of requests (sized from a warm-up to last ~N s), so every request
-  counted has completed. Latencies are autocannon's raw per-response times (sub-millisecond).
+  counted has completed. Latencies are autocannon's raw per-response times (sub-millisecond); a
+  rate is the responses over the time from the start to the last response (autocannon itself ends
+  on its next whole-second tick).
 - **CPU ms/request**: the server process's utime + stime from \`/proc/PID/stat\` (all its threads,
   10 ms ticks) over the run, divided by the requests it answered. The model stand-in runs in
   another process and is not counted.
