@@ -7,7 +7,7 @@ describeMemorySuite({
   name: 'LibSQL file',
   databaseUrl: async () => tempDatabaseUrl(),
   cleanUp: async () => {},
-  secondInstance: 'the service restarted',
+  secondInstance: 'a second instance of the service',
 });
 
 describe('memory switched off or unreachable', () => {

@@ -15,6 +15,7 @@ import { ApiError, invalidRequest } from '../contract/errors.ts';
 import { transcriptionFailed } from '../contract/stt.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
+import { PCM_OUTPUT_OPTIONS } from './probe.ts';
 import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
 import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
 import type { CompanionVocabulary } from './companion-vocabulary.ts';
@@ -145,7 +146,7 @@ async function pcmSource(audio: AudioUpload, ffmpegPath: string, signal: AbortSi
   if (audio.pcmPath) return { pcm: createReadStream(audio.pcmPath, { signal }), ended: Promise.resolve() };
   const ffmpeg = spawn(
     ffmpegPath,
-    ['-nostdin', '-v', 'error', '-i', audio.path, '-map', '0:a:0', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le', 'pipe:1'],
+    ['-nostdin', '-v', 'error', '-i', audio.path, '-map', '0:a:0', ...PCM_OUTPUT_OPTIONS, 'pipe:1'],
     { stdio: ['ignore', 'pipe', 'ignore'], signal, killSignal: 'SIGKILL' },
   );
   // Its failures are read from 'spawn' and 'close' below; a kill on abort must not become an uncaught 'error'.

@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
+import { SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
 import type { AudioFormat } from './engine.ts';
 
 const run = promisify(execFile);
@@ -41,8 +42,8 @@ export interface ProbeOptions {
   pcmPath?: string;
 }
 
-/** The sample rate of the PCM the probe writes (PocketSphinx's). */
-export const PCM_SAMPLE_RATE = 16_000;
+/** ffmpeg's output options for the PCM an engine that `usesPcm` transcribes: mono, 16-bit, at PocketSphinx's rate. */
+export const PCM_OUTPUT_OPTIONS = ['-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le'];
 
 export async function probeAudio(path: string, { signal, pcmPath }: ProbeOptions = {}): Promise<ProbedAudio> {
   const candidates = formatsBySignature(await readHead(path));
@@ -101,7 +102,7 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
 
 /** Decodes the first audio stream (to nowhere, or to PCM): any decoding error means a damaged file. */
 async function decodedDuration(path: string, pcmPath: string | undefined, signal?: AbortSignal): Promise<number> {
-  const output = pcmPath ? ['-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-y', pcmPath] : ['-f', 'null', '-'];
+  const output = pcmPath ? [...PCM_OUTPUT_OPTIONS, '-y', pcmPath] : ['-f', 'null', '-'];
   const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-progress', 'pipe:1', '-nostats', ...output];
   const result = await runProgram('ffmpeg', args, signal);
   if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated (its audio cannot be decoded to the end)');

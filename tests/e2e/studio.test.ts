@@ -10,7 +10,6 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT } from 'jose';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from '../fixtures/openai-stand-in.ts';
@@ -19,6 +18,7 @@ import { freePort } from '../fixtures/service.ts';
 import { copyProject, isolatedEnv, runCommand, waitForHttp, type ProjectCopy, type RunningCommand } from './fixtures/project-copy.ts';
 import { standInEnv } from '../fixtures/stand-in-env.ts';
 import { requireSpeechTools, speech } from '../fixtures/speech.ts';
+import { hs256 } from '../fixtures/tokens.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -160,10 +160,7 @@ describe('Mastra Studio under npm run dev with auth on (MASTRA_JWT_SECRET)', () 
 
   beforeAll(async () => {
     secured = await startStudio({ MASTRA_JWT_SECRET: SECRET });
-    token = await new SignJWT({ sub: 'studio-user' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(SECRET));
+    token = await hs256({ sub: 'studio-user' }, { secret: SECRET, expiresIn: '1h' });
     // Another origin (port) than the first Studio: its own saved settings, no headers yet.
     securedPage = await browser.newPage();
   }, 480_000);
