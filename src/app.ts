@@ -176,7 +176,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       // Browser clients need to read the ids the SPEC routes answer with.
       cors: { origin: createCorsOrigin(config.cors), exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
       apiRoutes: [
-        ...createThreadRoutes(errors.specErrors),
+        ...createThreadRoutes(errors.specErrors, turnLock),
         stt.route,
         createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
         ...createDocsRoutes(),

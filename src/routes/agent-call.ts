@@ -12,6 +12,7 @@ import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { startTurn, type TurnOptions } from '../threads/turn.ts';
+import { runOnTurnThread } from '../threads/turn-thread.ts';
 import './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -101,6 +102,8 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     },
     /** The stored conversation's ids; `undefined` for a stateless turn. */
     conversation: ids,
+    /** Runs the agent call on the thread as this turn opened it: Mastra's reads of it need no query. */
+    run: <T>(call: () => T) => runOnTurnThread(conversation.thread, call),
     /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
     turn,
   };

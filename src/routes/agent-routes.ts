@@ -64,18 +64,18 @@ export function createAgentRoutes(routeOptions: AgentRouteOptions) {
 }
 
 async function generate(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, conversation, turn } = await prepareAgentCall(c, routeOptions);
+  const { agent, messages, options, conversation, turn, run } = await prepareAgentCall(c, routeOptions);
   try {
-    const result = await agent
-      .generate(messages, {
+    const result = await run(() =>
+      agent.generate(messages, {
         ...options,
         abortSignal: turn.signal,
         // Without a stream, model silence is a model call that takes too long: Mastra's per-call timeout.
         modelSettings: { timeout: { stepMs: routeOptions.turns.idleTimeoutMs } },
-      })
-      .catch((error: unknown) => {
-        throw turn.stopped() ?? toApiError(error);
-      });
+      }),
+    ).catch((error: unknown) => {
+      throw turn.stopped() ?? toApiError(error);
+    });
     // A stopped run resolves (finish reason "aborted") rather than rejects.
     throwIfStopped(turn);
     if (conversation) c.header(THREAD_HEADER, conversation.threadId);
@@ -90,10 +90,10 @@ async function generate(c: Context, routeOptions: AgentRouteOptions) {
  * the first byte, so a bad request is still a JSON 4xx. After that, failures are events.
  */
 async function stream(c: Context, routeOptions: AgentRouteOptions) {
-  const { agent, messages, options, conversation, turn } = await prepareAgentCall(c, routeOptions);
+  const { agent, messages, options, conversation, turn, run } = await prepareAgentCall(c, routeOptions);
   let output;
   try {
-    output = await agent.stream(messages, { ...options, abortSignal: turn.signal });
+    output = await run(() => agent.stream(messages, { ...options, abortSignal: turn.signal }));
     throwIfStopped(turn);
   } catch (error) {
     turn.end();

@@ -21,6 +21,7 @@ import {
   toThreadMessage,
 } from '../contract/thread.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import type { TurnLock } from '../threads/turn-lock.ts';
 import {
   deleteOwnedThread,
   getOwnedThread,
@@ -47,8 +48,14 @@ function ownerOf(requestContext: RequestContext, resourceId: string | undefined)
   return owner;
 }
 
-/** `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts). */
-export function createThreadRoutes(specErrors: <R extends { handler(params: any): Promise<unknown> }>(route: R) => R) {
+/**
+ * `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts);
+ * `turnLock` is the agent routes' per-thread lock, which a deletion waits for.
+ */
+export function createThreadRoutes(
+  specErrors: <R extends { handler(params: any): Promise<unknown> }>(route: R) => R,
+  turnLock: TurnLock,
+) {
   return [
     createRoute({
       method: 'GET',
@@ -114,8 +121,9 @@ export function createThreadRoutes(specErrors: <R extends { handler(params: any)
       responseSchema: z.object({ id: z.string(), deleted: z.literal(true) }),
       summary: 'Delete a thread and its messages',
       tags: TAGS,
-      handler: async ({ mastra, requestContext, threadId, resourceId }) => {
-        await deleteOwnedThread(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId));
+      handler: async ({ mastra, requestContext, threadId, resourceId, abortSignal }) => {
+        const turns = { lock: turnLock, signal: abortSignal };
+        await deleteOwnedThread(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId), turns);
         return { id: threadId, deleted: true as const };
       },
     }),

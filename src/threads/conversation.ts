@@ -28,6 +28,8 @@ export interface OpenedConversation {
   personality: Personality;
   /** Present for a stored conversation; absent for a stateless turn. */
   ids?: ConversationIds;
+  /** The stored thread as this turn opened it (see turn-thread.ts). */
+  thread?: StorageThreadType;
 }
 
 export async function openConversation(memory: MastraMemory | undefined, request: ConversationRequest): Promise<OpenedConversation> {
@@ -52,7 +54,7 @@ export async function openConversation(memory: MastraMemory | undefined, request
           tags: request.tags ?? [],
         },
       });
-  return { personality: storedPersonality(thread), ids: { threadId: id, resourceId } };
+  return { personality: storedPersonality(thread), ids: { threadId: id, resourceId }, thread };
 }
 
 /** A request that names a personality or tags changes the thread's stored ones. */

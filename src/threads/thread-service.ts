@@ -5,7 +5,8 @@
  * probed; store failures become MEMORY_NOT_INITIALIZED.
  */
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
-import { memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
+import { CLIENT_GONE, memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
+import type { TurnLock } from './turn-lock.ts';
 
 async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
@@ -80,7 +81,23 @@ export async function listThreadMessages(memory: MastraMemory, threadId: string,
   );
 }
 
-export async function deleteOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
-  await getOwnedThread(memory, threadId, resourceId);
-  await withStore(() => memory.deleteThread(threadId));
+/**
+ * Waits for the thread's running turn (and those queued before it) to end, so
+ * what they store goes with the thread rather than outliving it.
+ */
+export async function deleteOwnedThread(
+  memory: MastraMemory,
+  threadId: string,
+  resourceId: string,
+  turns: { lock: TurnLock; signal: AbortSignal },
+) {
+  const release = await turns.lock.acquire({ owner: resourceId, threadId }, turns.signal).catch((error: unknown) => {
+    throw turns.signal.aborted ? CLIENT_GONE : error;
+  });
+  try {
+    await getOwnedThread(memory, threadId, resourceId);
+    await withStore(() => memory.deleteThread(threadId));
+  } finally {
+    release();
+  }
 }

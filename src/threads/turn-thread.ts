@@ -1,0 +1,35 @@
+/**
+ * @module A turn reads its thread once. Opening the conversation reads the
+ * thread (owner, personality); Mastra then reads it again four times in the
+ * same turn: preparing memory, before storing the user's message (the turn
+ * journal), before storing the reply, and when the run finishes. A stored turn
+ * holds its thread's lock from before it opens the conversation until it ends
+ * (turn.ts), and a thread's deletion waits for that lock too, so within the
+ * turn the thread is the one the turn opened: inside `runOnTurnThread`, the
+ * memory store answers reads of that thread from it. Everything outside the
+ * turn's async context (the thread API, other turns) reads the store as before.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { StorageThreadType } from '@mastra/core/memory';
+
+type ThreadReader = {
+  getThreadById(args: { threadId: string; resourceId?: string }): Promise<StorageThreadType | null>;
+};
+
+const turnThread = new AsyncLocalStorage<StorageThreadType>();
+
+/** Runs a stored turn's agent call (and everything it starts) with the thread as the turn opened it. */
+export function runOnTurnThread<T>(thread: StorageThreadType | undefined, run: () => T): T {
+  return thread ? turnThread.run(thread, run) : run();
+}
+
+/** Makes the memory store answer the running turn's reads of its own thread without a query. */
+export function serveTurnThread(store: ThreadReader): void {
+  const read = store.getThreadById.bind(store);
+  store.getThreadById = async (args) => {
+    const thread = turnThread.getStore();
+    const isTurnThread = thread?.id === args.threadId && (args.resourceId === undefined || args.resourceId === thread.resourceId);
+    // A copy, as a query would give: a caller that changes what it got leaves the turn's thread as it was.
+    return isTurnThread ? { ...thread, metadata: thread.metadata && { ...thread.metadata } } : read(args);
+  };
+}

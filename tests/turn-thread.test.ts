@@ -1,0 +1,93 @@
+/**
+ * A stored turn and its thread (src/threads/turn-thread.ts): the turn reads the thread from the store
+ * once, and a deletion waits for the turn, so nothing the turn stores outlives the thread.
+ */
+import { MemoryLibSQL } from '@mastra/libsql';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { deferred } from './fixtures/openai-stand-in.ts';
+import { readFrames } from './fixtures/sse.ts';
+import { storedMessages } from './fixtures/stored-messages.ts';
+
+let h: AppHarness;
+/** The store's own thread query, spied on before the app wraps it: every call is a query. */
+let threadQueries: MockInstance;
+beforeAll(async () => {
+  threadQueries = vi.spyOn(MemoryLibSQL.prototype, 'getThreadById');
+  h = await startApp();
+});
+afterAll(async () => {
+  await h.close();
+  threadQueries.mockRestore();
+});
+beforeEach(() => h.reset());
+
+/** A whole turn, its body read to the end (a stream's turn ends with its last event). */
+async function turn(path: string, body: unknown) {
+  const response = await h.post(path, body);
+  expect(response.status).toBe(200);
+  return path === STREAM ? readFrames(response) : response.json();
+}
+
+describe('a stored turn reads its thread from the store once', () => {
+  it.each([GENERATE, STREAM])('%s: twice for a new thread (found missing, then claimed), once for a thread it continues', async (path) => {
+    const ids = { threadId: `once${path.endsWith('stream') ? '-stream' : ''}`, resourceId: 'ada' };
+    h.model.script({ text: 'Hello Ada.' }, { text: 'Still here.' });
+
+    threadQueries.mockClear();
+    await turn(path, { ...userSays('Hi'), ...ids, runtimeContext: { metadata: { personality: 'guru' } } });
+    expect(threadQueries).toHaveBeenCalledTimes(2);
+
+    threadQueries.mockClear();
+    await turn(path, { ...userSays('Again'), ...ids });
+    expect(threadQueries).toHaveBeenCalledTimes(1);
+
+    // What the turn's own reads were answered with is the thread as stored: the guru's voice, the whole history.
+    expect(h.model.requests[1]!.messages[0]!.content).toMatch(/guru/i);
+    expect(conversationOf(h.model.requests[1]!)).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello Ada.' },
+      { role: 'user', content: 'Again' },
+    ]);
+    expect(await storedMessages(await h.store(), ids.threadId)).toEqual([
+      ['user', 'Hi'],
+      ['assistant', 'Hello Ada.'],
+      ['user', 'Again'],
+      ['assistant', 'Still here.'],
+    ]);
+  });
+});
+
+describe('deleting a thread while a turn runs on it', () => {
+  it.each([GENERATE, STREAM])('%s: the deletion waits for the turn, then takes the thread and every message the turn stored', async (path) => {
+    const threadId = `doomed${path.endsWith('stream') ? '-stream' : ''}`;
+    const ids = { threadId, resourceId: 'ada' };
+    h.model.script({ text: 'First reply.' }, { text: 'A reply nobody keeps.' }, { text: 'A fresh start.' });
+    await turn(GENERATE, { ...userSays('First'), ...ids });
+
+    // The second turn is held mid-model: its user message is already stored (the turn journal).
+    const gate = deferred();
+    h.model.beforeReply = () => gate.promise;
+    const running = h.post(path, { ...userSays('Second'), ...ids });
+    await vi.waitFor(() => expect(h.model.requests).toHaveLength(2));
+    let deletionAnswered = false;
+    const deletion = h.send('DELETE', `/threads/${threadId}?resourceId=ada`).finally(() => (deletionAnswered = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(deletionAnswered).toBe(false);
+
+    h.model.beforeReply = undefined;
+    gate.resolve();
+    const reply = await running;
+    expect(reply.status).toBe(200);
+    await (path === STREAM ? readFrames(reply) : reply.json());
+    const deleted = await deletion;
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ id: threadId, deleted: true });
+
+    expect((await h.get(`/threads/${threadId}?resourceId=ada`)).status).toBe(404);
+    expect(await storedMessages(await h.store(), threadId)).toEqual([]);
+    // The same id names a new, empty conversation: nothing of the deleted one reaches the model.
+    await turn(GENERATE, { ...userSays('Hello?'), ...ids });
+    expect(conversationOf(h.model.requests[2]!)).toEqual([{ role: 'user', content: 'Hello?' }]);
+  });
+});
