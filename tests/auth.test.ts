@@ -82,6 +82,16 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('answers a valid token sent under another spelling of "Bearer" with 401 on every route alike', async () => {
+    // Mastra's own routes (the thread API and the built-in ones) take the scheme exactly as "Bearer ".
+    for (const [method, path] of [['POST', GENERATE], ['GET', '/threads'], ['GET', '/api/openapi.json']] as const) {
+      const headers = { authorization: `bearer ${alice}`, 'content-type': 'application/json' };
+      const body = method === 'POST' ? JSON.stringify(say('Hi')) : undefined;
+      expect((await app.request(path, { method, headers, body })).status, `${method} ${path}`).toBe(401);
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('leaves the liveness probe open', async () => {
     expect((await app.request('/health')).status).toBe(200);
   });
@@ -182,9 +192,11 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
 
   it("tells Studio who the provider's token stands for, so Studio lets its user in", async () => {
     // Studio asks this route; with no user in the answer it keeps asking for a token.
-    const capabilities = async (token?: string) =>
-      (await app.request('/api/auth/capabilities', token ? { headers: { authorization: `Bearer ${token}` } } : undefined)).json();
+    const capabilities = async (token?: string, scheme = 'Bearer') =>
+      (await app.request('/api/auth/capabilities', token ? { headers: { authorization: `${scheme} ${token}` } } : undefined)).json();
     expect(await capabilities(await sign({ sub: 'carol' }))).toMatchObject({ enabled: true, user: { id: 'carol' } });
+    // Spelled otherwise, the header is refused on every other route (Mastra's own check): Studio is told the same.
+    expect(await capabilities(await sign({ sub: 'carol' }), 'bearer')).not.toHaveProperty('user');
     expect(await capabilities()).not.toHaveProperty('user');
     expect(await capabilities(await sign({ sub: 'carol' }, { audience: 'someone-else' }))).not.toHaveProperty('user');
   });

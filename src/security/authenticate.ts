@@ -10,6 +10,7 @@ import type { MastraAuthProvider } from '@mastra/core/server';
 import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
 import { errorBody, unauthorized } from '../contract/errors.ts';
 import { subjectOf } from './auth-provider.ts';
+import { bearerToken } from './bearer-token.ts';
 
 export interface AuthenticateOptions {
   provider: MastraAuthProvider;
@@ -19,14 +20,12 @@ export interface AuthenticateOptions {
   isPublicRequest?: (method: string, path: string) => boolean;
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]+)$/;
-
 export function authenticate({ provider, publicPaths, isPublicRequest = () => false }: AuthenticateOptions): MiddlewareHandler {
   const isPublic = new Set(publicPaths);
   return async (c, next) => {
     // Preflights carry no credentials by design; CORS decides them.
     if (c.req.method === 'OPTIONS' || isPublic.has(c.req.path) || isPublicRequest(c.req.method, c.req.path)) return next();
-    const token = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+    const token = bearerToken(c.req.header('authorization'));
     const user = token ? await provider.authenticateToken(token, c.req).catch(() => null) : null;
     const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;
     if (!caller) {

@@ -6,6 +6,7 @@
 import type { IUserProvider, User } from '@mastra/core/auth';
 import { MastraAuthProvider } from '@mastra/core/server';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { bearerToken } from './bearer-token.ts';
 
 export interface JwksAuthOptions {
   jwksUrl: string;
@@ -52,7 +53,7 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
    * without it Studio kept its *Authentication Required* form up even with a valid token.
    */
   async getCurrentUser(request: Request): Promise<User | null> {
-    const token = /^Bearer (\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const token = bearerToken(request.headers.get('authorization'));
     const claims = token ? await this.authenticateToken(token) : null;
     return claims && (await this.authorizeUser(claims)) ? { id: claims.sub as string } : null;
   }
