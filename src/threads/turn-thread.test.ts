@@ -11,9 +11,20 @@ const opened: StorageThreadType = {
   updatedAt: new Date('2026-01-02T00:00:00Z'),
 };
 
+/** A store holding `diary` as stored (titled "as stored"), with its queries counted. */
 function storeWithQueries() {
-  const query = vi.fn(async ({ threadId }: { threadId: string; resourceId?: string }): Promise<StorageThreadType | null> => ({ ...opened, id: threadId, title: 'from the store' }));
-  const store = { getThreadById: query };
+  const stored = new Map<string, StorageThreadType>([['diary', { ...opened, title: 'as stored' }]]);
+  const store = {
+    getThreadById: vi.fn(async ({ threadId }: { threadId: string; resourceId?: string }) => stored.get(threadId) ?? null),
+    saveThread: async ({ thread }: { thread: StorageThreadType }) => (stored.set(thread.id, thread), thread),
+    updateThread: async ({ id, title, metadata }: { id: string; title: string; metadata: Record<string, unknown> }) => {
+      const thread = { ...stored.get(id)!, title, metadata };
+      stored.set(id, thread);
+      return thread;
+    },
+    deleteThread: async ({ threadId }: { threadId: string }) => void stored.delete(threadId),
+  };
+  const query = store.getThreadById;
   serveTurnThread(store);
   return { store, query };
 }
@@ -34,11 +45,11 @@ describe('serveTurnThread', () => {
   it('queries the store for another thread, for another owner’s read, and outside any turn', async () => {
     const { store, query } = storeWithQueries();
     await runOnTurnThread(opened, async () => {
-      expect((await store.getThreadById({ threadId: 'other' }))?.title).toBe('from the store');
-      expect((await store.getThreadById({ threadId: 'diary', resourceId: 'mallory' }))?.title).toBe('from the store');
+      expect(await store.getThreadById({ threadId: 'other' })).toBeNull();
+      expect((await store.getThreadById({ threadId: 'diary', resourceId: 'mallory' }))?.title).toBe('as stored');
     });
-    expect((await store.getThreadById({ threadId: 'diary' }))?.title).toBe('from the store');
-    expect(await runOnTurnThread(undefined, () => store.getThreadById({ threadId: 'diary' }))).toMatchObject({ title: 'from the store' });
+    expect((await store.getThreadById({ threadId: 'diary' }))?.title).toBe('as stored');
+    expect((await runOnTurnThread(undefined, () => store.getThreadById({ threadId: 'diary' })))?.title).toBe('as stored');
     expect(query).toHaveBeenCalledTimes(4);
   });
 
@@ -52,5 +63,27 @@ describe('serveTurnThread', () => {
     });
     expect(second).toEqual(opened);
     expect(opened.metadata).toEqual({ personality: 'guru' });
+  });
+
+  it.each([
+    ['updates', (store: ReturnType<typeof storeWithQueries>['store']) => store.updateThread({ id: 'diary', title: 'renamed', metadata: {} })],
+    ['saves', (store: ReturnType<typeof storeWithQueries>['store']) => store.saveThread({ thread: { ...opened, title: 'renamed' } })],
+  ])('reads the store again once the turn %s its own thread', async (_name, write) => {
+    const { store, query } = storeWithQueries();
+    const afterWrite = await runOnTurnThread(opened, async () => {
+      await write(store);
+      return store.getThreadById({ threadId: 'diary' });
+    });
+    expect(afterWrite?.title).toBe('renamed');
+    expect(query).toHaveBeenCalled();
+  });
+
+  it('finds no thread once the turn deletes its own', async () => {
+    const { store } = storeWithQueries();
+    const afterDelete = await runOnTurnThread(opened, async () => {
+      await store.deleteThread({ threadId: 'diary' });
+      return store.getThreadById({ threadId: 'diary' });
+    });
+    expect(afterDelete).toBeNull();
   });
 });

@@ -6,30 +6,53 @@
  * holds its thread's lock from before it opens the conversation until it ends
  * (turn.ts), and a thread's deletion waits for that lock too, so within the
  * turn the thread is the one the turn opened: inside `runOnTurnThread`, the
- * memory store answers reads of that thread from it. Everything outside the
- * turn's async context (the thread API, other turns) reads the store as before.
+ * memory store answers reads of that thread from it. Should the turn itself
+ * write the thread (none does today; a thread-scoped working memory would), its
+ * later reads go to the store again. Everything outside the turn's async
+ * context (the thread API, other turns) reads the store as before.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { StorageThreadType } from '@mastra/core/memory';
+import type { MemoryStorage } from '@mastra/core/storage';
 
-type ThreadReader = {
-  getThreadById(args: { threadId: string; resourceId?: string }): Promise<StorageThreadType | null>;
-};
+type ThreadStore = Pick<MemoryStorage, 'getThreadById' | 'saveThread' | 'updateThread' | 'deleteThread'>;
 
-const turnThread = new AsyncLocalStorage<StorageThreadType>();
+/** The running turn's thread; dropped once the turn writes it. */
+const turnThread = new AsyncLocalStorage<{ thread?: StorageThreadType }>();
 
 /** Runs a stored turn's agent call (and everything it starts) with the thread as the turn opened it. */
 export function runOnTurnThread<T>(thread: StorageThreadType | undefined, run: () => T): T {
-  return thread ? turnThread.run(thread, run) : run();
+  return thread ? turnThread.run({ thread }, run) : run();
 }
 
 /** Makes the memory store answer the running turn's reads of its own thread without a query. */
-export function serveTurnThread(store: ThreadReader): void {
+export function serveTurnThread(store: ThreadStore): void {
   const read = store.getThreadById.bind(store);
   store.getThreadById = async (args) => {
-    const thread = turnThread.getStore();
+    const thread = turnThread.getStore()?.thread;
     const isTurnThread = thread?.id === args.threadId && (args.resourceId === undefined || args.resourceId === thread.resourceId);
     // A copy, as a query would give: a caller that changes what it got leaves the turn's thread as it was.
     return isTurnThread ? { ...thread, metadata: thread.metadata && { ...thread.metadata } } : read(args);
   };
+  const save = store.saveThread.bind(store);
+  store.saveThread = (args) => {
+    forget(args.thread.id);
+    return save(args);
+  };
+  const update = store.updateThread.bind(store);
+  store.updateThread = (args) => {
+    forget(args.id);
+    return update(args);
+  };
+  const remove = store.deleteThread.bind(store);
+  store.deleteThread = (args) => {
+    forget(args.threadId);
+    return remove(args);
+  };
+}
+
+/** A turn that writes its own thread reads it from the store from then on. */
+function forget(threadId: string) {
+  const turn = turnThread.getStore();
+  if (turn?.thread?.id === threadId) turn.thread = undefined;
 }
