@@ -42,7 +42,7 @@ describe('a stored turn reads its thread from the store once', () => {
     await turn(path, { ...userSays('Again'), ...ids });
     expect(threadQueries).toHaveBeenCalledTimes(1);
 
-    // What the turn's own reads were answered with is the thread as stored: the guru's voice, the whole history.
+    // The continued turn is the turn it was: the thread's stored voice, the whole history, both turns stored.
     expect(h.model.requests[1]!.messages[0]!.content).toMatch(/guru/i);
     expect(conversationOf(h.model.requests[1]!)).toEqual([
       { role: 'user', content: 'Hi' },

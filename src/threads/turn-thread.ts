@@ -1,8 +1,8 @@
 /**
  * @module A turn reads its thread once. Opening the conversation reads the
- * thread (owner, personality); Mastra then reads it again four times in the
- * same turn: preparing memory, before storing the user's message (the turn
- * journal), before storing the reply, and when the run finishes. A stored turn
+ * thread (owner, personality); the turn then reads it four times more:
+ * Mastra preparing memory, the turn journal before storing the user's message,
+ * Mastra before storing the reply and when the run finishes. A stored turn
  * holds its thread's lock from before it opens the conversation until it ends
  * (turn.ts), and a thread's deletion waits for that lock too, so within the
  * turn the thread is the one the turn opened: inside `runOnTurnThread`, the
