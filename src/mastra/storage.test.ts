@@ -27,3 +27,20 @@ it('rejects an unknown scheme, naming the supported ones but not the URL (it may
 it('is off without a URL', () => {
   expect(createStorage(undefined)).toBeUndefined();
 });
+
+it('runs every connection of a LibSQL file store at the durability the store sets (WAL, synchronous NORMAL)', async () => {
+  const store = createStorage(`file:${join(mkdtempSync(join(tmpdir(), 'companion-')), 'companion.db')}`) as LibSQLStore;
+  await store.init();
+  // Each open transaction holds a connection of its own: four of them see four connections of the pool.
+  const transactions = await Promise.all(Array.from({ length: 4 }, () => store.client.transaction('read')));
+  try {
+    const settings = await Promise.all(transactions.map(async (tx) => {
+      const [journal, synchronous] = await Promise.all([tx.execute('PRAGMA journal_mode'), tx.execute('PRAGMA synchronous')]);
+      return `${journal.rows[0][0]}/${synchronous.rows[0][0]}`;
+    }));
+    expect(settings).toEqual(['wal/1', 'wal/1', 'wal/1', 'wal/1']);
+  } finally {
+    for (const tx of transactions) tx.close();
+    store.client.close();
+  }
+});

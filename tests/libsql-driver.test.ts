@@ -1,0 +1,88 @@
+/**
+ * The embedded LibSQL driver as patched (patches/@libsql+client+*.patch):
+ * - a connection keeps its prepared statements and their columns, and a schema change made through it drops
+ *   them, so rows never come back under stale column names;
+ * - a connection setting the client runs (`PRAGMA synchronous = NORMAL`) holds on every connection of its
+ *   pool, as it did when a client was one connection.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type Client } from '@libsql/client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+let dir: string;
+let client: Client;
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'libsql-cache-'));
+  client = createClient({ url: `file:${join(dir, 'test.db')}` });
+  await client.execute('CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)');
+  await client.execute({ sql: 'INSERT INTO notes VALUES (?, ?)', args: ['a', 'first'] });
+});
+afterEach(() => {
+  client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('answers a repeated statement with its own rows and column names each time', async () => {
+  const first = await client.execute({ sql: 'SELECT id, body FROM notes WHERE id = ?', args: ['a'] });
+  await client.execute({ sql: 'INSERT INTO notes VALUES (?, ?)', args: ['b', 'second'] });
+  const second = await client.execute({ sql: 'SELECT id, body FROM notes WHERE id = ?', args: ['b'] });
+  expect(first.columns).toEqual(['id', 'body']);
+  expect(second.columns).toEqual(['id', 'body']);
+  expect({ ...first.rows[0] }).toEqual({ id: 'a', body: 'first' });
+  expect({ ...second.rows[0] }).toEqual({ id: 'b', body: 'second' });
+});
+
+it('sees a column added by ALTER TABLE in a statement it ran before', async () => {
+  expect((await client.execute('SELECT * FROM notes')).columns).toEqual(['id', 'body']);
+  await client.execute("ALTER TABLE notes ADD COLUMN mood TEXT DEFAULT 'calm'");
+  const after = await client.execute('SELECT * FROM notes');
+  expect(after.columns).toEqual(['id', 'body', 'mood']);
+  expect({ ...after.rows[0] }).toEqual({ id: 'a', body: 'first', mood: 'calm' });
+});
+
+it('sees a table recreated by a multi-statement script with other columns', async () => {
+  expect((await client.execute('SELECT * FROM notes')).columns).toEqual(['id', 'body']);
+  await client.executeMultiple("DROP TABLE notes; CREATE TABLE notes (title TEXT, id TEXT); INSERT INTO notes VALUES ('hello', 'c');");
+  const after = await client.execute('SELECT * FROM notes');
+  expect(after.columns).toEqual(['title', 'id']);
+  expect({ ...after.rows[0] }).toEqual({ title: 'hello', id: 'c' });
+});
+
+describe('connection settings', () => {
+  /** Each open transaction holds a connection of its own, so `count` of them see `count` connections. */
+  async function settingOnEachConnection(pragma: string, count = 4) {
+    const transactions = await Promise.all(Array.from({ length: count }, () => client.transaction('read')));
+    try {
+      return await Promise.all(transactions.map(async (tx) => Number((await tx.execute(`PRAGMA ${pragma}`)).rows[0][0])));
+    } finally {
+      for (const tx of transactions) tx.close();
+    }
+  }
+  const NORMAL = 1;
+  const FULL = 2;
+
+  it('gives every connection of the pool a setting run through the client, the ones opened later too', async () => {
+    expect(await settingOnEachConnection('synchronous', 2)).toEqual([FULL, FULL]);
+    await client.execute('PRAGMA synchronous = NORMAL;');
+    expect(await settingOnEachConnection('synchronous', 4)).toEqual([NORMAL, NORMAL, NORMAL, NORMAL]);
+    await client.execute('PRAGMA busy_timeout = 7000');
+    expect(await settingOnEachConnection('busy_timeout', 4)).toEqual([7000, 7000, 7000, 7000]);
+    expect(await settingOnEachConnection('synchronous', 4)).toEqual([NORMAL, NORMAL, NORMAL, NORMAL]);
+  });
+
+  it('keeps a setting made inside a transaction to that transaction\'s connection', async () => {
+    const tx = await client.transaction('read');
+    await tx.execute('PRAGMA cache_size = 123');
+    tx.close();
+    const cacheSizes = await settingOnEachConnection('cache_size', 3);
+    expect(cacheSizes.filter((size) => size === 123)).toHaveLength(1);
+  });
+
+  it('shares no pragma that only reads, nor one stored in the database file', async () => {
+    await client.execute('PRAGMA synchronous');
+    await client.execute('PRAGMA user_version = 7');
+    expect(await settingOnEachConnection('synchronous', 3)).toEqual([FULL, FULL, FULL]);
+  });
+});
