@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@libsql/client';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
 import { expect, it } from 'vitest';
@@ -31,8 +32,10 @@ it('is off without a URL', () => {
 it('runs every connection of a LibSQL file store at the durability the store sets (WAL, synchronous NORMAL)', async () => {
   const store = createStorage(`file:${join(mkdtempSync(join(tmpdir(), 'companion-')), 'companion.db')}`) as LibSQLStore;
   await store.init();
+  // The store keeps its client private; the test asks its connections directly.
+  const { client } = store as unknown as { client: Client };
   // Each open transaction holds a connection of its own: four of them see four connections of the pool.
-  const transactions = await Promise.all(Array.from({ length: 4 }, () => store.client.transaction('read')));
+  const transactions = await Promise.all(Array.from({ length: 4 }, () => client.transaction('read')));
   try {
     const settings = await Promise.all(transactions.map(async (tx) => {
       const [journal, synchronous] = await Promise.all([tx.execute('PRAGMA journal_mode'), tx.execute('PRAGMA synchronous')]);
@@ -41,6 +44,6 @@ it('runs every connection of a LibSQL file store at the durability the store set
     expect(settings).toEqual(['wal/1', 'wal/1', 'wal/1', 'wal/1']);
   } finally {
     for (const tx of transactions) tx.close();
-    store.client.close();
+    client.close();
   }
 });
