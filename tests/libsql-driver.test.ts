@@ -79,10 +79,4 @@ describe('connection settings', () => {
     const cacheSizes = await settingOnEachConnection('cache_size', 3);
     expect(cacheSizes.filter((size) => size === 123)).toHaveLength(1);
   });
-
-  it('shares no pragma that only reads, nor one stored in the database file', async () => {
-    await client.execute('PRAGMA synchronous');
-    await client.execute('PRAGMA user_version = 7');
-    expect(await settingOnEachConnection('synchronous', 3)).toEqual([FULL, FULL, FULL]);
-  });
 });
