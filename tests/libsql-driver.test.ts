@@ -72,6 +72,19 @@ describe('connection settings', () => {
     expect(await settingOnEachConnection('synchronous', 4)).toEqual([NORMAL, NORMAL, NORMAL, NORMAL]);
   });
 
+  it('gives a setting to a connection handed straight to a call waiting for one', async () => {
+    const twoConnections = createClient({ url: `file:${join(dir, 'test.db')}`, concurrency: 2 });
+    try {
+      const tx = await twoConnections.transaction('read'); // the first connection, opened before the setting
+      await twoConnections.execute('PRAGMA synchronous = NORMAL;'); // run on the second
+      const reads = Array.from({ length: 3 }, () => twoConnections.execute('PRAGMA synchronous')); // one runs, two wait
+      tx.close(); // its connection goes straight to a waiting read
+      expect((await Promise.all(reads)).map((result) => Number(result.rows[0][0]))).toEqual([NORMAL, NORMAL, NORMAL]);
+    } finally {
+      twoConnections.close();
+    }
+  });
+
   it('keeps a setting made inside a transaction to that transaction\'s connection', async () => {
     const tx = await client.transaction('read');
     await tx.execute('PRAGMA cache_size = 123');
