@@ -190,7 +190,8 @@ const threadPatchDefects: fc.Arbitrary<Defect>[] = [
   notJson.map((raw): Defect => (draft) => ({ ...draft, rawBody: raw })),
   fc.constant<Defect>((draft) => ({ ...draft, body: {} })),
   fc.tuple(fc.string({ maxLength: 10 }).filter((k) => !['title', 'tags'].includes(k)), json).map(([field, value]) => set(field, value)),
-  fc.oneof(fc.constant(''), fc.string({ minLength: 201, maxLength: 220 }), json.filter((v) => typeof v !== 'string')).map((title) => set('title', title)),
+  // A title is trimmed, then must be 1–200 characters: padding alone never makes a title too long.
+  fc.oneof(fc.constantFrom('', ' \t\n'), fc.string({ minLength: 201, maxLength: 220 }).filter((title) => title.trim().length > 200), json.filter((v) => typeof v !== 'string')).map((title) => set('title', title)),
   fc.oneof(json.filter((v) => !Array.isArray(v)), fc.array(fc.constant(''), { minLength: 1, maxLength: 2 }), fc.array(text, { minLength: 21, maxLength: 22 })).map((tags) => set('tags', tags)),
 ];
 
