@@ -1,8 +1,13 @@
 /**
- * A stored turn runs memory's processors (and the agent's own) as they are, in Mastra's
- * ProcessorRunner: it builds and runs no processor workflow, which would cost more per turn
- * than the processors themselves (patches/@mastra+core+1.71.0.patch, `processorsForTurn`).
+ * What Mastra runs for a stored turn beyond the agent's own workflows: nothing.
+ * - Memory's processors (and the agent's) run as they are in Mastra's ProcessorRunner, not as a
+ *   workflow built for every turn with a step per processor and phase.
+ * - The agent's workflows publish no step events: no one watches them step by step (their result
+ *   and the stream carry the turn), as in Mastra's own durable agent.
+ * Both are patches of @mastra/core (patches/@mastra+core+1.71.0.patch): each cost more per turn than
+ * the work it wrapped.
  */
+import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
@@ -10,22 +15,27 @@ import { readFrames } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
-/** Every workflow run created, by workflow id. */
+/** Every workflow run created; the workflow is the call's `this`. */
 let workflowRuns: MockInstance;
+/** Every event published in process (each workflow run has a pubsub of its own), by topic. */
+let published: MockInstance;
 beforeAll(async () => {
   workflowRuns = vi.spyOn(Workflow.prototype, 'createRun');
+  published = vi.spyOn(EventEmitterPubSub.prototype, 'publish');
   h = await startApp();
 });
 afterAll(async () => {
   await h.close();
   workflowRuns.mockRestore();
+  published.mockRestore();
 });
 beforeEach(() => h.reset());
 
 const runWorkflowIds = () => workflowRuns.mock.contexts.map((workflow) => (workflow as Workflow).id);
+const publishedTopics = () => published.mock.calls.map(([topic]) => String(topic));
 
-it.each([GENERATE, STREAM])('%s: a turn with a tool call runs no processor workflow, and its processors still do their work', async (path) => {
-  const ids = { threadId: `processors${path === STREAM ? '-stream' : ''}`, resourceId: 'ada' };
+it.each([GENERATE, STREAM])('%s: a turn with a tool call runs no processor workflow and publishes no step event, and its processors still do their work', async (path) => {
+  const ids = { threadId: `machinery${path === STREAM ? '-stream' : ''}`, resourceId: 'ada' };
   h.model.script(
     { toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] },
     { text: 'Mild in Paris.' },
@@ -34,13 +44,15 @@ it.each([GENERATE, STREAM])('%s: a turn with a tool call runs no processor workf
 
   for (const question of ['Weather in Paris?', 'What did I ask?']) {
     workflowRuns.mockClear();
+    published.mockClear();
     const response = await h.post(path, { ...userSays(question), ...ids });
     expect(response.status).toBe(200);
     if (path === STREAM) await readFrames(response);
     else await response.json();
-    // The agent's own workflows run; none built from processors does.
+    // The agent's own workflows run; none built from processors does, and none reports its steps.
     expect(runWorkflowIds().length).toBeGreaterThan(0);
     expect(runWorkflowIds().filter((id) => id.endsWith('-processor'))).toEqual([]);
+    expect(publishedTopics().filter((topic) => topic.startsWith('workflow.events') || topic === 'nested-watch')).toEqual([]);
   }
 
   // Memory's processors ran: the history reached the model and both turns are stored.
