@@ -4,8 +4,7 @@
  *   workflow built for every turn with a step per processor and phase.
  * - The agent's workflows publish no step events: no one watches them step by step (their result
  *   and the stream carry the turn), as in Mastra's own durable agent.
- * Both are patches of @mastra/core (patches/@mastra+core+1.71.0.patch): each cost more per turn than
- * the work it wrapped.
+ * Both are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
@@ -17,7 +16,7 @@ import { storedMessages } from './fixtures/stored-messages.ts';
 let h: AppHarness;
 /** Every workflow run created; the workflow is the call's `this`. */
 let workflowRuns: MockInstance;
-/** Every event published in process (each workflow run has a pubsub of its own), by topic. */
+/** Every event published in process, by topic (a workflow run publishes on a pubsub of its own, not the Mastra instance's). */
 let published: MockInstance;
 beforeAll(async () => {
   workflowRuns = vi.spyOn(Workflow.prototype, 'createRun');
