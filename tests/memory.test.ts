@@ -1,5 +1,9 @@
+import { MastraError } from '@mastra/core/error';
+import type { MastraDBMessage } from '@mastra/core/memory';
 import { describe, expect, it } from 'vitest';
-import { GENERATE, STREAM, userSays, withApp } from './fixtures/app-harness.ts';
+import { GENERATE, STREAM, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
+import { eventsOf, readFrames } from './fixtures/sse.ts';
+import { storedMessages } from './fixtures/stored-messages.ts';
 import { describeMemorySuite } from './fixtures/memory-suite.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 
@@ -36,3 +40,48 @@ describe('memory switched off or unreachable', () => {
   });
 });
 
+
+describe('the store failing while a turn stores its reply', () => {
+  /** The store refuses every write that holds a reply, as a full disk or a lost database connection would. */
+  async function failReplyWrites(h: AppHarness) {
+    const memory = (await (await h.store()).getStore('memory'))!;
+    const saveMessages = memory.saveMessages.bind(memory);
+    memory.saveMessages = async (args) => {
+      if (args.messages.some((message: MastraDBMessage) => message.role === 'assistant')) {
+        throw new MastraError({ id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' }, new Error('SQLITE_FULL: database or disk is full'));
+      }
+      return saveMessages(args);
+    };
+  }
+
+  it('/generate: 500 MEMORY_NOT_INITIALIZED, not a reply the thread does not have', async () => {
+    await withApp({}, async (h) => {
+      await failReplyWrites(h);
+      h.model.script({ text: 'A reply the store cannot keep.' });
+      const response = await h.post(GENERATE, { ...userSays('Hi'), threadId: 'full-disk', resourceId: 'ada' });
+      expect(response.status).toBe(500);
+      const body = await response.json();
+      expect(body).toEqual({ error: expect.stringContaining('conversation store'), code: 'MEMORY_NOT_INITIALIZED', details: {} });
+      expect(JSON.stringify(body)).not.toMatch(/SQLITE|disk is full|reply the store/);
+      // What was stored before the model call stays.
+      expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
+    });
+  });
+
+  it('/stream: one error event MEMORY_NOT_INITIALIZED instead of run-finish', async () => {
+    await withApp({}, async (h) => {
+      await failReplyWrites(h);
+      h.model.script({ text: ['A reply ', 'the store cannot keep.'] });
+      const response = await h.post(STREAM, { ...userSays('Hi'), threadId: 'full-disk', resourceId: 'ada' });
+      expect(response.status).toBe(200);
+      const events = eventsOf(await readFrames(response));
+      expect(events.map((event) => event.type)).toEqual(['start', 'step-start', 'text', 'text', 'step-finish', 'error']);
+      expect(events.at(-1)).toEqual({
+        type: 'error',
+        error: { message: expect.stringContaining('conversation store'), code: 'MEMORY_NOT_INITIALIZED' },
+        runId: events[0].runId,
+      });
+      expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
+    });
+  });
+});

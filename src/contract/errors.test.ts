@@ -1,3 +1,4 @@
+import { MastraError } from '@mastra/core/error';
 import { HTTPException } from 'hono/http-exception';
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
 import { APICallError, RetryError } from 'ai';
@@ -54,6 +55,21 @@ describe('toApiError', () => {
     expect(bodyOf(new HTTPException(404, { message: 'Not Found' }))).toEqual({ status: 404, body: { error: 'Not Found', code: 'NOT_FOUND', details: {} } });
     expect(bodyOf(new MastraHTTPException(429, { message: 'slow down' })).body.code).toBe('RATE_LIMITED');
     expect(bodyOf(new MastraHTTPException(400, { message: 'bad' })).body.code).toBe('INVALID_REQUEST');
+  });
+
+  it("answers the store's failure during a turn, wherever Mastra wrapped it, with 500 MEMORY_NOT_INITIALIZED that leaks nothing", () => {
+    const storeFailed = new MastraError(
+      { id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' },
+      new Error('SQLITE_FULL: database or disk is full at /var/lib/companion/companion.db'),
+    );
+    const expected = {
+      status: 500,
+      body: { error: 'The conversation store failed during this turn, so its reply was not stored; try again.', code: 'MEMORY_NOT_INITIALIZED', details: {} },
+    };
+    expect(bodyOf(storeFailed)).toEqual(expected);
+    expect(bodyOf(new Error('Agent stream failed', { cause: storeFailed }))).toEqual(expected);
+    // Mastra's errors of other domains are not the store's.
+    expect(bodyOf(new MastraError({ id: 'AGENT_STREAM_FAILED', domain: 'AGENT', category: 'USER' })).body.code).toBe('MODEL_ERROR');
   });
 
   it('answers any other failure with a generic 500 MODEL_ERROR that leaks nothing', () => {

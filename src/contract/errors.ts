@@ -7,6 +7,7 @@
 import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
+import { ErrorDomain, MastraError } from '@mastra/core/error';
 import { isMastraTimeoutError } from '@mastra/core/loop';
 import { APICallError, RetryError } from 'ai';
 import { z } from 'zod';
@@ -131,6 +132,11 @@ export function memoryNotInitialized(cause?: unknown) {
   );
 }
 
+/** The store failed during a turn (the cause, kept for the log, never sent): what the turn said was not stored. */
+export function storeFailedDuringTurn(cause: unknown) {
+  return new ApiError(500, 'MEMORY_NOT_INITIALIZED', 'The conversation store failed during this turn, so its reply was not stored; try again.', {}, cause);
+}
+
 export const MODEL_CUT_OFF = new ApiError(500, 'MODEL_ERROR', "The model's response stream ended before the reply was complete.");
 
 /**
@@ -186,6 +192,11 @@ function failedModelCall(error: unknown): APICallError | undefined {
   return causeChain(error).find((e): e is APICallError => APICallError.isInstance(e));
 }
 
+/** Mastra's stores report their failures (a full disk, a lost database connection) as storage-domain errors. */
+function isStoreFailure(error: unknown): boolean {
+  return error instanceof MastraError && error.domain === ErrorDomain.STORAGE;
+}
+
 const CODE_FOR_FRAMEWORK_STATUS: Record<number, ErrorCode> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'RATE_LIMITED' };
 
 /**
@@ -236,6 +247,7 @@ function classifyAgentFailure(error: unknown): ApiError {
   // Mastra's per-call timeout (`modelSettings.timeout.stepMs`) is how /generate bounds model silence.
   const timeout = causeChain(error).find(isMastraTimeoutError);
   if (timeout) return modelTimedOut('idle', timeout.timeoutMs);
+  if (causeChain(error).some(isStoreFailure)) return storeFailedDuringTurn(error);
   const call = failedModelCall(error);
   return classifyUpstream(call !== undefined, call?.statusCode, call);
 }

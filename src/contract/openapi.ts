@@ -109,7 +109,7 @@ const AGENT_ERRORS = {
   '413': errorResponse('INVALID_REQUEST: the body exceeds 1 MiB'),
   '429': errorResponse('RATE_LIMITED: the language model is rate limiting requests'),
   '500': errorResponse(
-    'MODEL_ERROR (no model configured, the model failed or could not be reached), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable), TOOL_EXECUTION_FAILED',
+    'MODEL_ERROR (no model configured, the model failed or could not be reached), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable, or it failed during the turn), TOOL_EXECUTION_FAILED',
   ),
 };
 

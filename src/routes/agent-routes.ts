@@ -105,7 +105,7 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
   return streamSSE(c, async (sse) => {
     sse.onAbort(() => turn.abort(CLIENT_GONE));
     try {
-      await pipeSpecEvents(output.fullStream, output.runId, { sse, drop: () => dropConnection(c) }, turn, timing);
+      await pipeSpecEvents(output, { sse, drop: () => dropConnection(c) }, turn, timing);
     } finally {
       turn.end();
     }

@@ -1,4 +1,5 @@
 import { ReadableStream, type ReadableStreamDefaultController } from 'node:stream/web';
+import { MastraError } from '@mastra/core/error';
 import type { ChunkType } from '@mastra/core/stream';
 import { SSEStreamingApi } from 'hono/streaming';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
@@ -22,7 +23,7 @@ afterEach(() => vi.useRealTimers());
 const chunk = (type: string, payload: Record<string, unknown> = {}) => ({ type, payload, runId: RUN, from: 'AGENT' }) as unknown as ChunkType;
 
 /** A model run the test feeds chunk by chunk, piped to an SSE stream whose frames are recorded with the (fake) time they were written. */
-async function pipeRun() {
+async function pipeRun({ recordedError }: { recordedError?: unknown } = {}) {
   let upstream!: ReadableStreamDefaultController<ChunkType>;
   let upstreamCancelled = false;
   const source = new ReadableStream<ChunkType>({
@@ -46,7 +47,7 @@ async function pipeRun() {
   })();
   // A stateless turn with a generous budget: only the stream's own timing is under test.
   const turn = await startTurn(undefined, new AbortController().signal, { lock: new InProcessTurnLock({ maxQueued: 1 }), timeoutMs: 3_600_000 });
-  const piping = pipeSpecEvents(source, RUN, { sse, drop: () => {} }, turn, TIMING).finally(() => {
+  const piping = pipeSpecEvents({ fullStream: source, runId: RUN, error: recordedError }, { sse, drop: () => {} }, turn, TIMING).finally(() => {
     turn.end();
     return sse.close();
   });
@@ -117,6 +118,28 @@ it('sends no keep-alive while events keep coming, and ends cleanly with the run'
   expect(run.frames.map((f) => f.text).filter((t) => t === KEEP_ALIVE)).toEqual([]);
   expect(run.events().map((e) => e.type)).toEqual(['start', 'step-start', 'text', 'text', 'text', 'step-finish', 'run-finish']);
   expect(run.abort.signal.aborted).toBe(false);
+});
+
+it('ends a run whose reply could not be stored with one error event, not run-finish', async () => {
+  // Mastra records the store's failure on the run and still sends finish.
+  const storeFailure = new MastraError({ id: 'STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' });
+  const run = await pipeRun({ recordedError: storeFailure });
+  run.send(chunk('start'), chunk('step-start', { request: {} }), chunk('text-delta', { id: 't', text: 'Hi' }));
+  run.send(chunk('step-finish', { stepResult: { reason: 'stop' } }), chunk('finish', { stepResult: { reason: 'stop' } }));
+  run.end();
+  await vi.advanceTimersByTimeAsync(1);
+  await run.done();
+  expect(run.events()).toEqual([
+    { type: 'start', runId: RUN },
+    { type: 'step-start', payload: { stepType: 'initial' }, runId: RUN },
+    { type: 'text', text: 'Hi', runId: RUN },
+    { type: 'step-finish', payload: { stepType: 'initial', finishReason: 'stop' }, runId: RUN },
+    {
+      type: 'error',
+      error: { code: 'MEMORY_NOT_INITIALIZED', message: 'The conversation store failed during this turn, so its reply was not stored; try again.' },
+      runId: RUN,
+    },
+  ]);
 });
 
 it('ends a cut-off run with one MODEL_ERROR event and aborts the model call', async () => {

@@ -18,6 +18,17 @@ export interface StreamTiming {
   writeTimeoutMs: number;
 }
 
+/**
+ * A Mastra run as the pipe reads it: its chunks, its id, and the error it recorded. When storing
+ * the reply fails (an output processor throws), Mastra records the error on the run and still
+ * sends `finish`.
+ */
+export interface StreamedRun {
+  readonly fullStream: ReadableStream<ChunkType>;
+  readonly runId: string;
+  readonly error?: unknown;
+}
+
 /** The client end of the stream: its SSE writer, and a way to close its connection outright. */
 export interface StreamClient {
   sse: SSEStreamingApi;
@@ -27,22 +38,17 @@ export interface StreamClient {
 /**
  * @module Writes a Mastra run to an SSE stream as SPEC events, live: each chunk is
  * mapped and flushed as it arrives. Every way the run can go wrong (an error
- * chunk, a stream cut off without a finish reason, no chunk for too long, the
- * turn's time running out) ends in exactly one `error` event, and the model
+ * chunk, a reply that could not be stored, a stream cut off without a finish
+ * reason, no chunk for too long, the turn's time running out) ends in exactly one `error` event, and the model
  * call is aborted. Writes respect backpressure: a client that reads nothing for
  * `writeTimeoutMs` is dropped and its run aborted, so a stalled reader holds at
  * most one event, never the whole reply. Resolves once the run has settled (a
  * stopped run has stored its partial reply): when the stream ends, the turn is stored.
  */
-export async function pipeSpecEvents(
-  fullStream: ReadableStream<ChunkType>,
-  runId: string,
-  client: StreamClient,
-  turn: Turn,
-  timing: StreamTiming,
-) {
+export async function pipeSpecEvents(run: StreamedRun, client: StreamClient, turn: Turn, timing: StreamTiming) {
+  const { runId } = run;
   const map = createStreamEventMapper(runId);
-  const reader = fullStream.getReader();
+  const reader = run.fullStream.getReader();
   const writer = createWriter(client, turn, timing);
   const keepAlive = startKeepAlive(writer, timing.keepAliveMs);
   const send = (event: SpecEvent) => writer.write(`data: ${JSON.stringify(event)}\n\n`, turn.signal);
@@ -56,6 +62,11 @@ export async function pipeSpecEvents(
         break;
       }
       if (next.done) return;
+      // A run whose reply could not be stored has failed, whatever its finish says.
+      if (next.value.type === 'finish' && run.error !== undefined) {
+        turn.abort(toApiError(run.error));
+        break;
+      }
       const mapped = map(next.value);
       if (mapped.kind === 'event') await send(mapped.event);
       else if (mapped.kind === 'failure') turn.abort(toApiError(mapped.error));
