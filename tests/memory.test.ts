@@ -41,18 +41,37 @@ describe('memory switched off or unreachable', () => {
 });
 
 
-describe('the store failing while a turn stores its reply', () => {
+describe('the store failing during a turn', () => {
+  const storeFailure = () =>
+    new MastraError({ id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' }, new Error('SQLITE_FULL: database or disk is full'));
+
   /** The store refuses every write that holds a reply, as a full disk or a lost database connection would. */
   async function failReplyWrites(h: AppHarness) {
     const memory = (await (await h.store()).getStore('memory'))!;
     const saveMessages = memory.saveMessages.bind(memory);
     memory.saveMessages = async (args) => {
-      if (args.messages.some((message: MastraDBMessage) => message.role === 'assistant')) {
-        throw new MastraError({ id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' }, new Error('SQLITE_FULL: database or disk is full'));
-      }
+      if (args.messages.some((message: MastraDBMessage) => message.role === 'assistant')) throw storeFailure();
       return saveMessages(args);
     };
   }
+
+  it.each([GENERATE, STREAM])('%s: before the model call (reading the history), 500 MEMORY_NOT_INITIALIZED and no model call', async (path) => {
+    await withApp({}, async (h) => {
+      h.model.script({ text: 'Hello.' });
+      const ids = { threadId: 'broken-store', resourceId: 'ada' };
+      expect((await h.post(GENERATE, { ...userSays('Hi'), ...ids })).status).toBe(200);
+      const memory = (await (await h.store()).getStore('memory'))!;
+      memory.listMessages = async () => {
+        throw storeFailure();
+      };
+
+      const response = await h.post(path, { ...userSays('Again'), ...ids });
+      expect(response.status).toBe(500);
+      const body = await response.json();
+      expect(body).toEqual({ error: 'The conversation store failed during this turn, so the turn was not completed; try again.', code: 'MEMORY_NOT_INITIALIZED', details: {} });
+      expect(h.model.requests).toHaveLength(1);
+    });
+  });
 
   it('/generate: 500 MEMORY_NOT_INITIALIZED, not a reply the thread does not have', async () => {
     await withApp({}, async (h) => {

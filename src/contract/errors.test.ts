@@ -57,17 +57,19 @@ describe('toApiError', () => {
     expect(bodyOf(new MastraHTTPException(400, { message: 'bad' })).body.code).toBe('INVALID_REQUEST');
   });
 
-  it("answers the store's failure during a turn, wherever Mastra wrapped it, with 500 MEMORY_NOT_INITIALIZED that leaks nothing", () => {
+  it("answers the store's failure during a turn, however Mastra wrapped it, with 500 MEMORY_NOT_INITIALIZED that leaks nothing", () => {
     const storeFailed = new MastraError(
       { id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' },
       new Error('SQLITE_FULL: database or disk is full at /var/lib/companion/companion.db'),
     );
     const expected = {
       status: 500,
-      body: { error: 'The conversation store failed during this turn, so its reply was not stored; try again.', code: 'MEMORY_NOT_INITIALIZED', details: {} },
+      body: { error: 'The conversation store failed during this turn, so the turn was not completed; try again.', code: 'MEMORY_NOT_INITIALIZED', details: {} },
     };
     expect(bodyOf(storeFailed)).toEqual(expected);
     expect(bodyOf(new Error('Agent stream failed', { cause: storeFailed }))).toEqual(expected);
+    // A failed workflow step passes its error on as a plain object.
+    expect(bodyOf(new Error('Input processor error', { cause: { message: 'SQLITE_IOERR', domain: 'STORAGE' } }))).toEqual(expected);
     // Mastra's errors of other domains are not the store's.
     expect(bodyOf(new MastraError({ id: 'AGENT_STREAM_FAILED', domain: 'AGENT', category: 'USER' })).body.code).toBe('MODEL_ERROR');
   });

@@ -7,7 +7,7 @@
 import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
-import { ErrorDomain, MastraError } from '@mastra/core/error';
+import { ErrorDomain } from '@mastra/core/error';
 import { isMastraTimeoutError } from '@mastra/core/loop';
 import { APICallError, RetryError } from 'ai';
 import { z } from 'zod';
@@ -132,9 +132,9 @@ export function memoryNotInitialized(cause?: unknown) {
   );
 }
 
-/** The store failed during a turn (the cause, kept for the log, never sent): what the turn said was not stored. */
+/** The store failed during a turn (the cause, kept for the log, never sent): the turn's reply, if any, was not stored. */
 export function storeFailedDuringTurn(cause: unknown) {
-  return new ApiError(500, 'MEMORY_NOT_INITIALIZED', 'The conversation store failed during this turn, so its reply was not stored; try again.', {}, cause);
+  return new ApiError(500, 'MEMORY_NOT_INITIALIZED', 'The conversation store failed during this turn, so the turn was not completed; try again.', {}, cause);
 }
 
 export const MODEL_CUT_OFF = new ApiError(500, 'MODEL_ERROR', "The model's response stream ended before the reply was complete.");
@@ -192,9 +192,12 @@ function failedModelCall(error: unknown): APICallError | undefined {
   return causeChain(error).find((e): e is APICallError => APICallError.isInstance(e));
 }
 
-/** Mastra's stores report their failures (a full disk, a lost database connection) as storage-domain errors. */
+/**
+ * Mastra's stores report their failures (a full disk, a lost database connection) as storage-domain
+ * errors. A workflow step that failed passes its error on serialized, so the domain is what is checked.
+ */
 function isStoreFailure(error: unknown): boolean {
-  return error instanceof MastraError && error.domain === ErrorDomain.STORAGE;
+  return (error as { domain?: unknown }).domain === ErrorDomain.STORAGE;
 }
 
 const CODE_FOR_FRAMEWORK_STATUS: Record<number, ErrorCode> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'RATE_LIMITED' };

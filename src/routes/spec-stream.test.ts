@@ -136,7 +136,7 @@ it('ends a run whose reply could not be stored with one error event, not run-fin
     { type: 'step-finish', payload: { stepType: 'initial', finishReason: 'stop' }, runId: RUN },
     {
       type: 'error',
-      error: { code: 'MEMORY_NOT_INITIALIZED', message: 'The conversation store failed during this turn, so its reply was not stored; try again.' },
+      error: { code: 'MEMORY_NOT_INITIALIZED', message: 'The conversation store failed during this turn, so the turn was not completed; try again.' },
       runId: RUN,
     },
   ]);
