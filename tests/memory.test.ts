@@ -101,6 +101,7 @@ describe('the store failing during a turn', () => {
         runId: events[0].runId,
       });
       expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
+      expect(h.loggedErrors()).toContain('request failed');
     });
   });
 });

@@ -107,6 +107,8 @@ describe('POST /stream: failures end with one error event', () => {
     expect(last).toEqual({ type: 'error', error: { message: expect.any(String), code }, runId: events[0].runId });
     expect(events.filter((e) => e.type === 'error')).toHaveLength(1);
     expect(last.error.message).not.toMatch(/\/|\bat\b.*:\d+/);
+    // The stream answered 200 before it failed: the failure has its log line all the same.
+    expect(h.loggedErrors().filter((message) => message === 'request failed')).toHaveLength(1);
   }
 
   it('a model error before the first token', async () => {

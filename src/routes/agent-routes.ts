@@ -8,6 +8,7 @@ import type { ServerMode } from '../security/route-gate.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
 import type { Turn } from '../threads/turn.ts';
 import { prepareAgentCall } from './agent-call.ts';
+import { logServerFailure } from './error-handler.ts';
 import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
 import './context.ts';
@@ -107,6 +108,9 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
     try {
       await pipeSpecEvents(output, { sse, drop: () => dropConnection(c) }, turn, timing);
     } finally {
+      // The client got the failure as an event, after a 200: the log gets the line a JSON error gets.
+      const failure = turn.stopped();
+      if (failure) logServerFailure(c, failure);
       turn.end();
     }
   });

@@ -19,15 +19,18 @@ export interface ErrorHandlerOptions {
 
 const SUBJECTS = { body: 'request body', query: 'query parameters', path: 'path parameters' } as const;
 
+/** A failure the server answers with a 5xx gets one log line: what `describeFailure` allows, with the request's trace id. */
+export function logServerFailure(c: Context, apiError: ApiError) {
+  if (apiError.status >= 500) c.get('mastra').getLogger().error('request failed', { traceId: c.get('traceId'), ...describeFailure(apiError) });
+}
+
 export function createErrorHandlers(options: ErrorHandlerOptions) {
   const jsonResponse = (apiError: ApiError) =>
     Response.json(errorBody(apiError, options), { status: apiError.status, headers: apiError.headers });
 
   const onError = (error: Error, c: Context): Response => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) {
-      c.get('mastra').getLogger().error('request failed', { traceId: c.get('traceId'), ...describeFailure(apiError) });
-    }
+    logServerFailure(c, apiError);
     return jsonResponse(apiError);
   };
 
