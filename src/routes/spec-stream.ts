@@ -39,11 +39,12 @@ export interface StreamClient {
  * @module Writes a Mastra run to an SSE stream as SPEC events, live: each chunk is
  * mapped and flushed as it arrives. Every way the run can go wrong (an error
  * chunk, a reply that could not be stored, a stream cut off without a finish
- * reason, no chunk for too long, the turn's time running out) ends in exactly one `error` event, and the model
- * call is aborted. Writes respect backpressure: a client that reads nothing for
- * `writeTimeoutMs` is dropped and its run aborted, so a stalled reader holds at
- * most one event, never the whole reply. Resolves once the run has settled (a
- * stopped run has stored its partial reply): when the stream ends, the turn is stored.
+ * reason, no chunk for too long, the turn's time running out) ends in exactly
+ * one `error` event, and the model call is aborted. Writes respect
+ * backpressure: a client that reads nothing for `writeTimeoutMs` is dropped and
+ * its run aborted, so a stalled reader holds at most one event, never the whole
+ * reply. Resolves once the run has settled (a stopped run has stored its
+ * partial reply): when the stream ends, the turn is stored.
  */
 export async function pipeSpecEvents(run: StreamedRun, client: StreamClient, turn: Turn, timing: StreamTiming) {
   const { runId } = run;
