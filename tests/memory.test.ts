@@ -40,7 +40,6 @@ describe('memory switched off or unreachable', () => {
   });
 });
 
-
 describe('the store failing during a turn', () => {
   const storeFailure = () =>
     new MastraError({ id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' }, new Error('SQLITE_FULL: database or disk is full'));

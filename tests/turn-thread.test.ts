@@ -6,7 +6,7 @@ import { MemoryLibSQL } from '@mastra/libsql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
-import { readFrames } from './fixtures/sse.ts';
+import { readAnswer } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
@@ -22,11 +22,11 @@ afterAll(async () => {
 });
 beforeEach(() => h.reset());
 
-/** A whole turn, its body read to the end (a stream's turn ends with its last event). */
+/** A whole turn, its answer read to the end. */
 async function turn(path: string, body: unknown) {
   const response = await h.post(path, body);
   expect(response.status).toBe(200);
-  return path === STREAM ? readFrames(response) : response.json();
+  return readAnswer(response);
 }
 
 describe('a stored turn reads its thread from the store once', () => {
@@ -79,7 +79,7 @@ describe('deleting a thread while a turn runs on it', () => {
     gate.resolve();
     const reply = await running;
     expect(reply.status).toBe(200);
-    await (path === STREAM ? readFrames(reply) : reply.json());
+    await readAnswer(reply);
     const deleted = await deletion;
     expect(deleted.status).toBe(200);
     expect(await deleted.json()).toEqual({ id: threadId, deleted: true });

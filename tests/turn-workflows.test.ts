@@ -10,7 +10,7 @@ import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
-import { readFrames } from './fixtures/sse.ts';
+import { readAnswer } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
@@ -46,8 +46,7 @@ it.each([GENERATE, STREAM])('%s: a turn with a tool call runs no processor workf
     published.mockClear();
     const response = await h.post(path, { ...userSays(question), ...ids });
     expect(response.status).toBe(200);
-    if (path === STREAM) await readFrames(response);
-    else await response.json();
+    await readAnswer(response);
     // The agent's own workflows run; none built from processors does, and none reports its steps.
     expect(runWorkflowIds().length).toBeGreaterThan(0);
     expect(runWorkflowIds().filter((id) => id.endsWith('-processor'))).toEqual([]);

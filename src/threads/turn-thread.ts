@@ -31,7 +31,7 @@ export function serveTurnThread(store: ThreadStore): void {
   store.getThreadById = async (args) => {
     const thread = turnThread.getStore()?.thread;
     const isTurnThread = thread?.id === args.threadId && (args.resourceId === undefined || args.resourceId === thread.resourceId);
-    // A copy, as a query would give: a caller that changes what it got leaves the turn's thread as it was.
+    // A copy, as a query would give: a caller that sets a field or a metadata entry of what it got leaves the turn's thread as it was.
     return isTurnThread ? { ...thread, metadata: thread.metadata && { ...thread.metadata } } : read(args);
   };
   const save = store.saveThread.bind(store);
