@@ -83,6 +83,7 @@ export function rowsOf(results: SuiteResults): Row[] {
   rows.push(
     { metric: 'thread cost 10 000 / 10', values: per(results.threadCost, (t) => t[10_000] / t[10]), digits: 2, ratios: false },
     { metric: `${results.settings.slowStreams} slow streams: errors`, values: per(results.manyStreams, (m) => m.errors), digits: 0, ratios: false },
+    { metric: `${results.settings.slowStreams} slow streams: RSS of the fresh process MB`, values: per(results.manyStreams, (m) => m.startRssMb), digits: 0, ratios: true },
     { metric: `${results.settings.slowStreams} slow streams: peak RSS MB`, values: per(results.manyStreams, (m) => m.peakRssMb), digits: 0, ratios: true },
     { metric: `${results.settings.slowStreams} slow streams: wall time s`, values: per(results.manyStreams, (m) => m.seconds), digits: 1, ratios: true },
   );
@@ -178,8 +179,11 @@ as configured), each in a child process of its own:
   connection: request written → first reply-text event, and last text event → end of response.
 - **Long threads**: threads with 10, 1 000 and 10 000 messages are written straight into the store
   before boot; the same \`/generate\` turn runs on each, sizes and servers interleaved; medians.
-- **Slow streams**: that many \`/stream\` requests at once, each on its own connection and thread;
-  an error is a non-200, an error event, a socket error, or a reply text that is not complete.
+- **Slow streams**: each server is restarted (same store), then gets that many \`/stream\` requests
+  at once, each on its own connection and thread; an error is a non-200, an error event, a socket
+  error, or a reply text that is not complete. The restart is what makes the peak RSS the streams'
+  own: V8 keeps the heap a process grew, so after the load runs every server's peak would be its
+  load peak (the floor's was, to the megabyte).
 
 ## How to read it
 

@@ -39,13 +39,12 @@ const databases = { peer: tempDatabaseUrl('peer'), ours: tempDatabaseUrl('ours')
 log('seeding the long threads');
 await seedLongThreads(tempDatabaseUrl('seed'), [databases.peer, databases.ours]);
 
+const start = (name: ServerName) =>
+  startServer(name, { standIns, databaseUrl: name === 'floor' ? 'file::memory:' : databases[name], oursCommand: settings.oursCommand });
 const servers: ServerUnderTest[] = [];
 try {
-  for (const name of SERVER_NAMES) {
-    servers.push(await startServer(name, { standIns, databaseUrl: name === 'floor' ? 'file::memory:' : databases[name], oursCommand: settings.oursCommand }));
-  }
-  // let start-up work (schema checks, lazy imports) finish before reading the boot RSS
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  for (const name of SERVER_NAMES) servers.push(await start(name));
+  await settleAfterBoot();
   const bootRss = Object.fromEntries(servers.map((server) => [server.name, server.rssMb()]));
   log(`booted: ${servers.map((server) => `${server.name} ${bootRss[server.name]!.toFixed(0)} MB`).join(', ')}`);
 
@@ -59,7 +58,7 @@ try {
     ...(await streamTimingPhase(servers)),
     rss: Object.fromEntries(servers.map((server) => [server.name, { bootMb: bootRss[server.name]!, loadPeakMb: load.peakRss[server.name]! }])),
     threadCost: Object.fromEntries(await threadPhase(servers.filter((server) => server.name !== 'floor'))),
-    manyStreams: await manyStreamsPhase(servers),
+    manyStreams: await manyStreamsPhase(servers, start),
   };
   results.elapsedS = (performance.now() - t0) / 1000;
   results.loadAverage.end = currentLoadAverage();
@@ -129,15 +128,27 @@ async function threadPhase(servers: ServerUnderTest[]) {
   return measureThreadCost(servers, settings.threadTurns, 3);
 }
 
-async function manyStreamsPhase(servers: ServerUnderTest[]) {
+/**
+ * Each server is restarted first (same store), so the peak RSS is what the streams cost on top of a
+ * boot: a process keeps the heap its heaviest earlier load grew, and that peak would hide them.
+ */
+async function manyStreamsPhase(servers: ServerUnderTest[], start: (name: ServerName) => Promise<ServerUnderTest>) {
   await standIns.pace(SLOW_PACE);
   const expected = benchReplyChunks(SLOW_PACE.chunks).join('');
   const results: SuiteResults['manyStreams'] = {};
-  for (const server of servers) {
-    log(`${settings.slowStreams} slow streams on ${server.name}`);
-    results[server.name] = await manyStreams(server, settings.slowStreams, expected, (index) => threadFor(index, `slow-${server.name}`));
+  for (const [index, server] of servers.entries()) {
+    await server.stop();
+    const fresh = (servers[index] = await start(server.name));
+    await settleAfterBoot();
+    log(`${settings.slowStreams} slow streams on a fresh ${fresh.name}`);
+    results[fresh.name] = await manyStreams(fresh, settings.slowStreams, expected, (stream) => threadFor(stream, `slow-${fresh.name}`));
   }
   return results;
+}
+
+/** Lets start-up work (schema checks, lazy imports) finish before an RSS is read. */
+function settleAfterBoot() {
+  return new Promise((resolve) => setTimeout(resolve, 1_000));
 }
 
 function medianResult(results: LoadResult[]): LoadResult {

@@ -88,6 +88,8 @@ export interface ManyStreamsResult {
   streams: number;
   /** streams that failed, errored, or did not carry the whole reply */
   errors: number;
+  /** RSS when the streams were opened, and its peak while they ran, MB */
+  startRssMb: number;
   peakRssMb: number;
   seconds: number;
 }
@@ -95,6 +97,7 @@ export interface ManyStreamsResult {
 /** `count` streams opened at once, each on a connection and thread of its own. */
 export async function manyStreams(server: ServerUnderTest, count: number, expectedText: string, ids: (index: number) => ThreadIds): Promise<ManyStreamsResult> {
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const startRssMb = server.rssMb();
   const rss = sampleRss(server);
   const startedAt = performance.now();
   const outcomes = await Promise.all(Array.from({ length: count }, (_, index) => timeStream(server, ids(index), agent)));
@@ -103,6 +106,7 @@ export async function manyStreams(server: ServerUnderTest, count: number, expect
   return {
     streams: count,
     errors: outcomes.filter((outcome) => outcome.failed || outcome.text !== expectedText).length,
+    startRssMb,
     peakRssMb: rss.stop(),
     seconds,
   };
