@@ -58,7 +58,7 @@ try {
     ...(await streamTimingPhase(servers)),
     rss: Object.fromEntries(servers.map((server) => [server.name, { bootMb: bootRss[server.name]!, loadPeakMb: load.peakRss[server.name]! }])),
     threadCost: Object.fromEntries(await threadPhase(servers.filter((server) => server.name !== 'floor'))),
-    manyStreams: await manyStreamsPhase(servers, start),
+    manyStreams: await manyStreamsPhase(servers),
   };
   results.elapsedS = (performance.now() - t0) / 1000;
   results.loadAverage.end = currentLoadAverage();
@@ -132,12 +132,13 @@ async function threadPhase(servers: ServerUnderTest[]) {
  * Each server is restarted first (same store), so the peak RSS is what the streams cost on top of a
  * boot: a process keeps the heap its heaviest earlier load grew, and that peak would hide them.
  */
-async function manyStreamsPhase(servers: ServerUnderTest[], start: (name: ServerName) => Promise<ServerUnderTest>) {
+async function manyStreamsPhase(servers: ServerUnderTest[]) {
   await standIns.pace(SLOW_PACE);
   const expected = benchReplyChunks(SLOW_PACE.chunks).join('');
   const results: SuiteResults['manyStreams'] = {};
   for (const [index, server] of servers.entries()) {
     await server.stop();
+    // in place, so that the run's end stops the fresh process
     const fresh = (servers[index] = await start(server.name));
     await settleAfterBoot();
     log(`${settings.slowStreams} slow streams on a fresh ${fresh.name}`);
