@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Client } from '@libsql/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { onEachConnection } from './fixtures/libsql-connections.ts';
 
 let dir: string;
 let client: Client;
@@ -51,15 +52,8 @@ it('sees a table recreated by a multi-statement script with other columns', asyn
 });
 
 describe('connection settings', () => {
-  /** Each open transaction holds a connection of its own, so `count` of them see `count` connections. */
-  async function settingOnEachConnection(pragma: string, count = 4) {
-    const transactions = await Promise.all(Array.from({ length: count }, () => client.transaction('read')));
-    try {
-      return await Promise.all(transactions.map(async (tx) => Number((await tx.execute(`PRAGMA ${pragma}`)).rows[0][0])));
-    } finally {
-      for (const tx of transactions) tx.close();
-    }
-  }
+  const settingOnEachConnection = (pragma: string, count = 4) =>
+    onEachConnection(client, count, async (connection) => Number((await connection.execute(`PRAGMA ${pragma}`)).rows[0][0]));
   const NORMAL = 1;
   const FULL = 2;
 

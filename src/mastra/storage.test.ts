@@ -5,6 +5,7 @@ import type { Client } from '@libsql/client';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
 import { expect, it } from 'vitest';
+import { onEachConnection } from '../../tests/fixtures/libsql-connections.ts';
 import { createStorage } from './storage.ts';
 
 it('picks the store by the URL scheme', async () => {
@@ -34,16 +35,13 @@ it('runs every connection of a LibSQL file store at the durability the store set
   await store.init();
   // The store keeps its client private; the test asks its connections directly.
   const { client } = store as unknown as { client: Client };
-  // Each open transaction holds a connection of its own: four of them see four connections of the pool.
-  const transactions = await Promise.all(Array.from({ length: 4 }, () => client.transaction('read')));
   try {
-    const settings = await Promise.all(transactions.map(async (tx) => {
-      const [journal, synchronous] = await Promise.all([tx.execute('PRAGMA journal_mode'), tx.execute('PRAGMA synchronous')]);
+    const settings = await onEachConnection(client, 4, async (connection) => {
+      const [journal, synchronous] = await Promise.all([connection.execute('PRAGMA journal_mode'), connection.execute('PRAGMA synchronous')]);
       return `${journal.rows[0][0]}/${synchronous.rows[0][0]}`;
-    }));
+    });
     expect(settings).toEqual(['wal/1', 'wal/1', 'wal/1', 'wal/1']);
   } finally {
-    for (const tx of transactions) tx.close();
     client.close();
   }
 });

@@ -28,6 +28,7 @@ function storeWithQueries() {
   serveTurnThread(store);
   return { store, query };
 }
+type StoreUnderTest = ReturnType<typeof storeWithQueries>['store'];
 
 describe('serveTurnThread', () => {
   it('answers the turn’s reads of its own thread without a query, across awaits and timers', async () => {
@@ -66,8 +67,8 @@ describe('serveTurnThread', () => {
   });
 
   it.each([
-    ['updates', (store: ReturnType<typeof storeWithQueries>['store']) => store.updateThread({ id: 'diary', title: 'renamed', metadata: {} })],
-    ['saves', (store: ReturnType<typeof storeWithQueries>['store']) => store.saveThread({ thread: { ...opened, title: 'renamed' } })],
+    ['updates', (store: StoreUnderTest) => store.updateThread({ id: 'diary', title: 'renamed', metadata: {} })],
+    ['saves', (store: StoreUnderTest) => store.saveThread({ thread: { ...opened, title: 'renamed' } })],
   ])('reads the store again once the turn %s its own thread', async (_name, write) => {
     const { store, query } = storeWithQueries();
     const afterWrite = await runOnTurnThread(opened, async () => {
