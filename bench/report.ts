@@ -173,6 +173,11 @@ as configured), each in a child process of its own:
 - **CPU ms/request**: the server process's utime + stime from \`/proc/PID/stat\` (all its threads,
   10 ms ticks) over the run, divided by the requests it answered. The model stand-in runs in
   another process and is not counted.
+- **V8's memory reducer is off** in every server (\`node --no-memory-reducer\`; an ours command that
+  does not start with \`node\` keeps it). It runs a full GC 5–10 s after a process stops allocating,
+  330–410 ms of CPU for peer and ours after a load run: in an interleaved run, that GC lands inside
+  another server's measured run, on the same two cores. It never fires under load, so turning it off
+  leaves the requests' own cost.
 - **RSS**: \`VmRSS\` from \`/proc/PID/status\` after boot (before any request), and its peak sampled
   every 50 ms during the load runs.
 - **Stream timing**: a small SSE client (\`bench/sse-timing.ts\`) timestamps each event at one

@@ -50,12 +50,20 @@ const AGENT_PATH = '/api/agents/companionAgent';
 export const DEFAULT_OURS_COMMAND = 'node src/server.ts';
 
 /**
+ * V8's memory reducer runs a full GC 5–10 s after a process stops allocating: 330–410 ms of CPU
+ * for peer and ours after a load run. In an interleaved run that falls inside another server's
+ * measured run, on the same two cores. Under load it never fires, so without it the figures are
+ * the requests' own cost.
+ */
+const MEASURED_NODE_FLAGS = ['--no-memory-reducer'];
+
+/**
  * Splits a command line (no shell: the first word must be the server process itself, so that
- * its pid is the one measured), inserting `nodeFlags` after a leading `node`.
+ * its pid is the one measured), inserting the bench's flags and `nodeFlags` after a leading `node`.
  */
 export function commandArgv(command: string, nodeFlags: string[] = []): string[] {
   const [program, ...args] = command.trim().split(/\s+/);
-  if (program === 'node') return [process.execPath, ...nodeFlags, ...args];
+  if (program === 'node') return [process.execPath, ...MEASURED_NODE_FLAGS, ...nodeFlags, ...args];
   if (nodeFlags.length) throw new Error(`cannot add node flags to "${command}": it does not start with node`);
   return [program!, ...args];
 }
