@@ -49,12 +49,7 @@ const AGENT_PATH = '/api/agents/companionAgent';
 /** argv of ours; `node` stands for this Node binary, paths are relative to the repository root. */
 export const DEFAULT_OURS_COMMAND = 'node src/server.ts';
 
-/**
- * V8's memory reducer runs a full GC 5–10 s after a process stops allocating: 330–410 ms of CPU
- * for peer and ours after a load run. In an interleaved run that falls inside another server's
- * measured run, on the same two cores. Under load it never fires, so without it the figures are
- * the requests' own cost.
- */
+/** V8's memory reducer GCs a server 5–10 s after its load run, inside the next one's (bench/README.md, Method). */
 const MEASURED_NODE_FLAGS = ['--no-memory-reducer'];
 
 /**
