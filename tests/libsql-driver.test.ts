@@ -15,7 +15,7 @@ import { onEachConnection } from './fixtures/libsql-connections.ts';
 let dir: string;
 let client: Client;
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'libsql-cache-'));
+  dir = mkdtempSync(join(tmpdir(), 'libsql-driver-'));
   client = createClient({ url: `file:${join(dir, 'test.db')}` });
   await client.execute('CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT)');
   await client.execute({ sql: 'INSERT INTO notes VALUES (?, ?)', args: ['a', 'first'] });
