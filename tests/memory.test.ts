@@ -47,7 +47,7 @@ describe('the store failing during a turn', () => {
 
   /** The store refuses every write that holds a reply, as a full disk or a lost database connection would. */
   async function failReplyWrites(h: AppHarness) {
-    const memory = (await (await h.store()).getStore('memory'))!;
+    const memory = await h.memoryStore();
     const saveMessages = memory.saveMessages.bind(memory);
     memory.saveMessages = async (args) => {
       if (args.messages.some((message: MastraDBMessage) => message.role === 'assistant')) throw storeFailure();
@@ -60,7 +60,7 @@ describe('the store failing during a turn', () => {
       h.model.script({ text: 'Hello.' });
       const ids = { threadId: 'broken-store', resourceId: 'ada' };
       expect((await h.post(GENERATE, { ...userSays('Hi'), ...ids })).status).toBe(200);
-      const memory = (await (await h.store()).getStore('memory'))!;
+      const memory = await h.memoryStore();
       memory.listMessages = async () => {
         throw storeFailure();
       };

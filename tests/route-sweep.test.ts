@@ -75,7 +75,7 @@ describe('the production surface', () => {
 
   it('answers every registered route without credentials with 404/405, except the listed ones, and leaks and writes nothing', async () => {
     const answering = new Set([...PUBLIC_ROUTES.map((route) => `${route.method} ${route.path}`), ...ANSWERED_BY_MASTRA].map(aimedAtVictim));
-    const before = await storeSnapshot((await service.store()));
+    const before = await storeSnapshot(await service.store());
     const routes = registeredRoutes(service);
     expect(routes.length).toBeGreaterThan(400);
 
@@ -92,7 +92,7 @@ describe('the production surface', () => {
         expect(JSON.parse(text).code, route).toMatch(/^(NOT_FOUND|INVALID_REQUEST)$/);
       }
     }
-    expect(await storeSnapshot((await service.store()))).toEqual(before);
+    expect(await storeSnapshot(await service.store())).toEqual(before);
     expect(service.model.requests).toHaveLength(0);
   });
 

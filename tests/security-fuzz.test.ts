@@ -34,7 +34,7 @@ type Defect = (draft: Draft) => Draft;
 let service: AppHarness;
 beforeAll(async () => {
   service = await startApp();
-  await seedThread((await service.store()), VICTIM, 4);
+  await seedThread(await service.store(), VICTIM, 4);
 });
 afterAll(() => service.close());
 
@@ -238,14 +238,14 @@ async function answersWithJson4xx(draft: Draft) {
 }
 
 it('answers thousands of defective agent and thread requests with a JSON 4xx, calls no model and stores nothing', async () => {
-  const before = await storeSnapshot((await service.store()));
+  const before = await storeSnapshot(await service.store());
   const runs = { numRuns: 700 };
   await fc.assert(fc.asyncProperty(agentCase(GENERATE, false), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(agentCase(STREAM, false), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(agentCase(GENERATE, true), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(agentCase(STREAM, true), answersWithJson4xx), runs);
   await fc.assert(fc.asyncProperty(threadCase, answersWithJson4xx), { numRuns: 1200 });
-  expect(await storeSnapshot((await service.store()))).toEqual(before);
+  expect(await storeSnapshot(await service.store())).toEqual(before);
   expect([...statuses.keys()]).toEqual(expect.arrayContaining([400, 404, 405, 415]));
 
   service.model.script({ text: 'Still fine.' });

@@ -177,7 +177,7 @@ describe('POST /stream: memory and clients', () => {
     const conversation = { threadId: 'fault-thread', resourceId: 'ada' };
     h.model.script({ text: 'Hello Ada.' }, { text: ['Hel', 'lo'], cutAfter: 1 }, { text: 'ok' });
     // A slow store: a turn that let its thread go before its writes landed would show here.
-    const memory = (await (await h.store()).getStore('memory'))!;
+    const memory = await h.memoryStore();
     const saveMessages = memory.saveMessages.bind(memory);
     memory.saveMessages = async (args) => {
       await new Promise((resolve) => setTimeout(resolve, 100));

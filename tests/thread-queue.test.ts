@@ -58,7 +58,7 @@ describe('the per-thread queue belongs to the thread’s owner', () => {
   it('gives a new thread id to the owner who creates it first; another owner racing to create it gets 404 and writes nothing', async () => {
     // Alice's turn is held between finding no thread and creating it, until Mallory's turn creates it too
     // or has had ample time to: the moment a racing owner could slip in (the store's thread write is an upsert).
-    const memory = (await (await h.store()).getStore('memory'))!;
+    const memory = await h.memoryStore();
     const saveThread = memory.saveThread.bind(memory);
     const aliceCreating = deferred();
     const malloryCreating = deferred();
