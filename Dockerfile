@@ -22,8 +22,7 @@ RUN apt-get update \
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4111 \
-    DATA_DIR=/app/data \
-    MASTRA_TELEMETRY_DISABLED=1
+    DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build --chown=node:node /app/.mastra/output ./
 # The LibSQL database (the default store) and, with TRACING=on, the traces: keep them on a volume.

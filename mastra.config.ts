@@ -86,6 +86,8 @@ const EnvSchema = z.object({
   // Mastra traces (spans of every turn, tool call and model call) in a local DuckDB file, shown by
   // Studio. Default: on under `npm run dev`, off otherwise (each span costs a little time and disk).
   TRACING: z.enum(['on', 'off']).optional(),
+  // Mastra's own switch for the usage analytics it sends its maintainers; unlike Mastra, off unless set to false.
+  MASTRA_TELEMETRY_DISABLED: z.stringbool().default(true),
 });
 
 /** Every configuration key, as `.env.example` and the README list them. */
@@ -138,6 +140,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   logFormat: 'json' | 'pretty';
   isDevelopment: boolean;
+  /** Whether Mastra may report feature usage to its maintainers' analytics service (applied by `loadConfig`). */
+  mastraTelemetry: boolean;
 }
 
 /** Empty (or blank) values count as unset, so `KEY=` in a copied `.env.example` means "use the default". */
@@ -231,6 +235,7 @@ export function parseConfig(env: Record<string, string | undefined>, projectRoot
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' ? 'pretty' : 'json'),
     isDevelopment: e.NODE_ENV === 'development',
+    mastraTelemetry: !e.MASTRA_TELEMETRY_DISABLED,
   };
 }
 
@@ -269,7 +274,10 @@ export function loadConfig(): Config {
   const skipEnvFile = ['true', '1'].includes(process.env.MASTRA_SKIP_DOTENV ?? '');
   if (!skipEnvFile && existsSync(envFile)) process.loadEnvFile(envFile);
   try {
-    return parseConfig(process.env);
+    const config = parseConfig(process.env);
+    // Mastra reads its switch from the environment, and reports usage from every server it starts unless it is set.
+    process.env.MASTRA_TELEMETRY_DISABLED = String(!config.mastraTelemetry);
+    return config;
   } catch (error) {
     console.error((error as Error).message);
     process.exit(1);

@@ -120,7 +120,7 @@ export function createMastra(config: Config): Mastra {
 export function createCompanion(config: Config, overrides: CompanionOverrides = {}): Companion {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   const tracing = config.tracing && createTracing({ storePath: config.tracing.storePath, logLevel: config.logLevel, logger });
-  const storage = createStorage(config.databaseUrl);
+  const storage = createStorage(config.databaseUrl, logger);
   const memory = createMemory(storage, config.memory);
   const rateLimitStore = createRateLimitStore(config, logger);
   const turnLock = createTurnLock(config, logger);

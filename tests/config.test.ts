@@ -137,6 +137,16 @@ describe('tracing', () => {
   });
 });
 
+describe("Mastra's usage analytics", () => {
+  it('are off unless MASTRA_TELEMETRY_DISABLED is false (Mastra itself sends them unless it is set)', () => {
+    expect(parseConfig({}, ROOT).mastraTelemetry).toBe(false);
+    expect(parseConfig({ MASTRA_TELEMETRY_DISABLED: '' }, ROOT).mastraTelemetry).toBe(false);
+    expect(parseConfig({ MASTRA_TELEMETRY_DISABLED: '1' }, ROOT).mastraTelemetry).toBe(false);
+    expect(parseConfig({ MASTRA_TELEMETRY_DISABLED: 'false' }, ROOT).mastraTelemetry).toBe(true);
+    expect(() => parseConfig({ MASTRA_TELEMETRY_DISABLED: 'maybe' }, ROOT)).toThrowError(/MASTRA_TELEMETRY_DISABLED: /);
+  });
+});
+
 describe('with an unreachable model server', () => {
   it('answers 500 MODEL_ERROR saying the server could not be reached', async () => {
     await withApp({ DATABASE_URL: 'none', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, async (h) => {

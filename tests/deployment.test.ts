@@ -71,9 +71,9 @@ describe('Dockerfile', () => {
     expect(installs.join(' ').split(/\s+/)).toEqual(expect.arrayContaining(['pocketsphinx', 'pocketsphinx-en-us', 'ffmpeg']));
   });
 
-  it('sets only settings the service reads (and Mastra telemetry off)', () => {
+  it('sets only settings the service reads', () => {
     expect(envNames(instructions)).toContain('NODE_ENV');
-    for (const name of envNames(instructions)) expect([...CONFIG_KEYS, 'MASTRA_TELEMETRY_DISABLED']).toContain(name);
+    for (const name of envNames(instructions)) expect(CONFIG_KEYS).toContain(name);
   });
 });
 

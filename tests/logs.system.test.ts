@@ -1,5 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATE, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { freePort } from './fixtures/service.ts';
+
+const OUTBOUND_REQUESTS_HOOK = join(import.meta.dirname, 'fixtures', 'outbound-requests.ts');
 
 /** `npm start` as an operator runs it: JSON lines on stdout, shipped as they are. */
 let h: CompanionHarness;
@@ -7,6 +13,15 @@ beforeAll(async () => {
   h = await startCompanion({ LOG_LEVEL: 'info' });
 });
 afterAll(() => h.close());
+
+function isJson(line: string) {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const lines = () => h.service.output().split('\n').filter((line) => line.trim() !== '');
 
@@ -52,4 +67,56 @@ it('logs a model failure by class, code and upstream status, never the prompt, t
   expect(output).not.toContain('my most private diary entry');
   expect(output).not.toContain('You are the Friend');
   expect(output).not.toContain('test-key');
+});
+
+it("reports the conversation store's failures as JSON lines too, nothing on stderr", async () => {
+  const broken = await startCompanion({ LOG_LEVEL: 'info', DATABASE_URL: `http://127.0.0.1:${await freePort()}` });
+  try {
+    const response = await broken.post(GENERATE, { ...userSays('Hi'), threadId: 't', resourceId: 'ada' });
+    expect(response.status).toBe(500);
+    expect((await response.json()).code).toBe('MEMORY_NOT_INITIALIZED');
+    await broken.service.stop();
+
+    const output = broken.service.output().split('\n').filter((line) => line.trim() !== '');
+    expect(output.filter((line) => !isJson(line))).toEqual([]);
+    expect(output.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ level: 50, component: 'STORAGE', msg: 'Storage init failed; will retry on next storage call' }),
+    );
+  } finally {
+    await broken.close();
+  }
+});
+
+describe('outbound connections', () => {
+  /** The service as `npm start` runs it, with every outbound request it starts listed (tests/fixtures/outbound-requests.ts). */
+  async function startListed(env: Record<string, string> = {}) {
+    const log = join(mkdtempSync(join(tmpdir(), 'outbound-')), 'requests.log');
+    writeFileSync(log, '');
+    const companion = await startCompanion({ NODE_OPTIONS: `--import ${OUTBOUND_REQUESTS_HOOK}`, OUTBOUND_REQUESTS_LOG: log, ...env });
+    const origins = () => [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort();
+    return { companion, origins };
+  }
+
+  it("connects to nothing but the servers it is configured with: Mastra's usage analytics stay off", async () => {
+    const { companion, origins } = await startListed();
+    try {
+      companion.model.script({ text: 'Hello.' });
+      expect((await companion.post(GENERATE, { ...userSays('Hi'), threadId: 'out-thread', resourceId: 'ada' })).status).toBe(200);
+      // Mastra reports as its server starts (see the next test); this leaves it ample time after the turn, too.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(origins()).toEqual([new URL(companion.model.baseURL).origin]);
+    } finally {
+      await companion.close();
+    }
+  });
+
+  it('sends Mastra its usage report only when the operator opts in (MASTRA_TELEMETRY_DISABLED=false)', async () => {
+    const { companion, origins } = await startListed({ MASTRA_TELEMETRY_DISABLED: 'false' });
+    try {
+      for (let attempt = 0; attempt < 100 && origins().length === 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(origins()).toEqual(['https://us.posthog.com']);
+    } finally {
+      await companion.close();
+    }
+  });
 });

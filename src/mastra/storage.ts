@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { IMastraLogger } from '@mastra/core/logger';
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
@@ -15,8 +16,15 @@ const STORE_ID = 'companion-store';
 /**
  * The persistence store named by `DATABASE_URL`; `undefined` when storage is switched off.
  * A local `file:` suits one process; a libSQL server or PostgreSQL lets several replicas share one store.
+ * With a `logger`, the store and each of its domains log through it.
  */
-export function createStorage(databaseUrl: string | undefined): MastraCompositeStore | undefined {
+export function createStorage(databaseUrl: string | undefined, logger?: IMastraLogger): MastraCompositeStore | undefined {
+  const store = storeFor(databaseUrl);
+  if (store && logger) logThrough(store, logger);
+  return store;
+}
+
+function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undefined {
   if (!databaseUrl) return undefined;
   const scheme = schemeOf(databaseUrl);
   switch (scheme) {
@@ -34,6 +42,16 @@ export function createStorage(databaseUrl: string | undefined): MastraCompositeS
       // Only the scheme is named: the rest of the URL may hold a password.
       throw new Error(`Unsupported DATABASE_URL scheme "${scheme ?? ''}": use ${DATABASE_SCHEMES_TEXT}`);
   }
+}
+
+/**
+ * Mastra gives a store that is not its own (this one is memory's) a console logger of its own:
+ * its failures (an unreachable database at start-up, a failed query) would reach stderr as
+ * multi-line text with stacks, beside the service's JSON lines.
+ */
+function logThrough(store: MastraCompositeStore, logger: IMastraLogger) {
+  store.__setLogger(logger);
+  for (const domain of Object.values(store.stores ?? {})) domain?.__setLogger(logger);
 }
 
 export function isPostgresUrl(databaseUrl: string): boolean {
