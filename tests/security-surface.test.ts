@@ -99,6 +99,27 @@ describe('the development surface (npm run dev, for Studio)', () => {
     expect(other.status).toBe(404);
     expect(service.model.requests).toHaveLength(1);
   });
+
+  it("reads a message typed in Studio (Mastra's send-message stores it as a signal) back as the user's", async () => {
+    service.model.script({ text: 'Hello from the companion.' });
+    const sent = await service.post('/api/agents/companionAgent/send-message', {
+      message: 'Hi from Studio',
+      resourceId: 'dev',
+      threadId: 'studio-signal',
+      ifIdle: { streamOptions: {} },
+    });
+    expect(sent.status).toBe(200);
+
+    let messages: Array<{ role: string; content: string }> = [];
+    for (let attempt = 0; attempt < 100 && messages.length < 2; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      messages = (await (await service.get('/threads/studio-signal/messages?resourceId=dev')).json()).messages ?? [];
+    }
+    expect(messages.map(({ role, content }) => [role, content])).toEqual([
+      ['user', 'Hi from Studio'],
+      ['assistant', 'Hello from the companion.'],
+    ]);
+  });
 });
 
 describe('native protocol: the header selects a wire format and grants nothing', () => {

@@ -58,7 +58,7 @@ export const threadList = z.object({ threads: z.array(threadSchema), ...paginati
 
 export const threadMessage = z.object({
   id: z.string(),
-  role: z.string(),
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.string().describe('The text of the message'),
   createdAt: z.string().describe('ISO 8601'),
   interrupted: z.literal(true).optional().describe('A reply cut short (failure, timeout, disconnect, crash): what was said until then'),
@@ -94,9 +94,20 @@ export function toThreadMessage(message: MastraDBMessage): z.infer<typeof thread
   const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
   return {
     id: message.id,
-    role: message.role,
+    role: specRole(message),
     content: text || (typeof message.content?.content === 'string' ? message.content.content : ''),
     createdAt: new Date(message.createdAt).toISOString(),
     ...(message.content?.metadata?.[INTERRUPTED_KEY] === true && { interrupted: true as const }),
   };
+}
+
+/**
+ * Studio (`mastra dev`) stores what its user types as a `signal` message of type `user`; other signals
+ * are notes for the model. Read back, they are the user's message and the system's, as Mastra itself
+ * gives them to the model.
+ */
+function specRole(message: MastraDBMessage): z.infer<typeof threadMessage>['role'] {
+  if (message.role !== 'signal') return message.role;
+  const signalType = (message.content?.metadata?.signal as { type?: unknown } | undefined)?.type;
+  return signalType === 'user' || signalType === 'user-message' ? 'user' : 'system';
 }
