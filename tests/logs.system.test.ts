@@ -69,7 +69,7 @@ it('logs a model failure by class, code and upstream status, never the prompt, t
   expect(output).not.toContain('test-key');
 });
 
-it("reports the conversation store's failures as JSON lines too, nothing on stderr", async () => {
+it("reports the conversation store's failures as JSON lines too, with nothing else in the output", async () => {
   const broken = await startCompanion({ LOG_LEVEL: 'info', DATABASE_URL: `http://127.0.0.1:${await freePort()}` });
   try {
     const response = await broken.post(GENERATE, { ...userSays('Hi'), threadId: 't', resourceId: 'ada' });
