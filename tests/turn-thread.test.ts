@@ -61,33 +61,62 @@ describe('a stored turn reads its thread from the store once', () => {
 describe('deleting a thread while a turn runs on it', () => {
   it.each([GENERATE, STREAM])('%s: the deletion waits for the turn, then takes the thread and every message the turn stored', async (path) => {
     const threadId = `doomed${path.endsWith('stream') ? '-stream' : ''}`;
-    const ids = { threadId, resourceId: 'ada' };
-    h.model.script({ text: 'First reply.' }, { text: 'A reply nobody keeps.' }, { text: 'A fresh start.' });
-    await turn(GENERATE, { ...userSays('First'), ...ids });
-
-    // The second turn is held mid-model: its user message is already stored (the turn journal).
-    const gate = deferred();
-    h.model.beforeReply = () => gate.promise;
-    const running = h.post(path, { ...userSays('Second'), ...ids });
-    await vi.waitFor(() => expect(h.model.requests).toHaveLength(2));
-    let deletionAnswered = false;
-    const deletion = h.send('DELETE', `/threads/${threadId}?resourceId=ada`).finally(() => (deletionAnswered = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(deletionAnswered).toBe(false);
-
-    h.model.beforeReply = undefined;
-    gate.resolve();
-    const reply = await running;
-    expect(reply.status).toBe(200);
-    await readAnswer(reply);
-    const deleted = await deletion;
-    expect(deleted.status).toBe(200);
+    const deleted = await deleteDuringTurn(h, path, threadId, () => h.send('DELETE', `/threads/${threadId}?resourceId=ada`));
     expect(await deleted.json()).toEqual({ id: threadId, deleted: true });
+  });
 
-    expect((await h.get(`/threads/${threadId}?resourceId=ada`)).status).toBe(404);
-    expect(await storedMessages(await h.store(), threadId)).toEqual([]);
-    // The same id names a new, empty conversation: nothing of the deleted one reaches the model.
-    await turn(GENERATE, { ...userSays('Hello?'), ...ids });
-    expect(conversationOf(h.model.requests[2]!)).toEqual([{ role: 'user', content: 'Hello?' }]);
+  describe("with Studio's delete (development: Mastra's own memory route)", () => {
+    let studio: AppHarness;
+    beforeAll(async () => {
+      studio = await startApp({ SERVER_MODE: 'development' });
+    });
+    afterAll(() => studio.close());
+    beforeEach(() => studio.reset());
+
+    it.each([GENERATE, STREAM])('%s: the same', async (path) => {
+      const threadId = `studio-doomed${path.endsWith('stream') ? '-stream' : ''}`;
+      const remove = () => studio.app.request(`/api/memory/threads/${threadId}?agentId=companionAgent&resourceId=ada`, { method: 'DELETE' });
+      const deleted = await deleteDuringTurn(studio, path, threadId, async () => remove());
+      expect(await deleted.json()).toEqual({ result: 'Thread deleted' });
+    });
   });
 });
+
+/**
+ * Ada's thread gets a first turn, then a second one held mid-model (its user message already stored by the turn
+ * journal) while `remove` deletes the thread: the deletion must wait for that turn, then take everything it stored.
+ * Answers the deletion's response.
+ */
+async function deleteDuringTurn(app: AppHarness, path: string, threadId: string, remove: () => Promise<Response>) {
+  const ids = { threadId, resourceId: 'ada' };
+  app.model.script({ text: 'First reply.' }, { text: 'A reply nobody keeps.' }, { text: 'A fresh start.' });
+  const first = await app.post(GENERATE, { ...userSays('First'), ...ids });
+  expect(first.status).toBe(200);
+  await readAnswer(first);
+
+  const gate = deferred();
+  app.model.beforeReply = () => gate.promise;
+  const running = app.post(path, { ...userSays('Second'), ...ids });
+  await vi.waitFor(() => expect(app.model.requests).toHaveLength(2));
+  let deletionAnswered = false;
+  const deletion = remove().finally(() => (deletionAnswered = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(deletionAnswered).toBe(false);
+
+  app.model.beforeReply = undefined;
+  gate.resolve();
+  const reply = await running;
+  expect(reply.status).toBe(200);
+  await readAnswer(reply);
+  const deleted = await deletion;
+  expect(deleted.status).toBe(200);
+
+  expect((await app.get(`/threads/${threadId}?resourceId=ada`)).status).toBe(404);
+  expect(await storedMessages(await app.store(), threadId)).toEqual([]);
+  // The same id names a new, empty conversation: nothing of the deleted one reaches the model.
+  const again = await app.post(GENERATE, { ...userSays('Hello?'), ...ids });
+  expect(again.status).toBe(200);
+  await readAnswer(again);
+  expect(conversationOf(app.model.requests[2]!)).toEqual([{ role: 'user', content: 'Hello?' }]);
+  return deleted;
+}
