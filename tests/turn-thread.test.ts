@@ -23,8 +23,8 @@ afterAll(async () => {
 beforeEach(() => h.reset());
 
 /** A whole turn, its answer read to the end. */
-async function turn(path: string, body: unknown) {
-  const response = await h.post(path, body);
+async function turn(app: AppHarness, path: string, body: unknown) {
+  const response = await app.post(path, body);
   expect(response.status).toBe(200);
   return readAnswer(response);
 }
@@ -35,11 +35,11 @@ describe('a stored turn reads its thread from the store once', () => {
     h.model.script({ text: 'Hello Ada.' }, { text: 'Still here.' });
 
     threadQueries.mockClear();
-    await turn(path, { ...userSays('Hi'), ...ids, runtimeContext: { metadata: { personality: 'guru' } } });
+    await turn(h, path, { ...userSays('Hi'), ...ids, runtimeContext: { metadata: { personality: 'guru' } } });
     expect(threadQueries).toHaveBeenCalledTimes(2);
 
     threadQueries.mockClear();
-    await turn(path, { ...userSays('Again'), ...ids });
+    await turn(h, path, { ...userSays('Again'), ...ids });
     expect(threadQueries).toHaveBeenCalledTimes(1);
 
     // The continued turn is the turn it was: the thread's stored voice, the whole history, both turns stored.
@@ -75,8 +75,8 @@ describe('deleting a thread while a turn runs on it', () => {
 
     it.each([GENERATE, STREAM])('%s: the same', async (path) => {
       const threadId = `studio-doomed${path.endsWith('stream') ? '-stream' : ''}`;
-      const remove = () => studio.app.request(`/api/memory/threads/${threadId}?agentId=companionAgent&resourceId=ada`, { method: 'DELETE' });
-      const deleted = await deleteDuringTurn(studio, path, threadId, async () => remove());
+      const remove = async () => studio.app.request(`/api/memory/threads/${threadId}?agentId=companionAgent&resourceId=ada`, { method: 'DELETE' });
+      const deleted = await deleteDuringTurn(studio, path, threadId, remove);
       expect(await deleted.json()).toEqual({ result: 'Thread deleted' });
     });
   });
@@ -90,9 +90,7 @@ describe('deleting a thread while a turn runs on it', () => {
 async function deleteDuringTurn(app: AppHarness, path: string, threadId: string, remove: () => Promise<Response>) {
   const ids = { threadId, resourceId: 'ada' };
   app.model.script({ text: 'First reply.' }, { text: 'A reply nobody keeps.' }, { text: 'A fresh start.' });
-  const first = await app.post(GENERATE, { ...userSays('First'), ...ids });
-  expect(first.status).toBe(200);
-  await readAnswer(first);
+  await turn(app, GENERATE, { ...userSays('First'), ...ids });
 
   const gate = deferred();
   app.model.beforeReply = () => gate.promise;
@@ -114,9 +112,7 @@ async function deleteDuringTurn(app: AppHarness, path: string, threadId: string,
   expect((await app.get(`/threads/${threadId}?resourceId=ada`)).status).toBe(404);
   expect(await storedMessages(await app.store(), threadId)).toEqual([]);
   // The same id names a new, empty conversation: nothing of the deleted one reaches the model.
-  const again = await app.post(GENERATE, { ...userSays('Hello?'), ...ids });
-  expect(again.status).toBe(200);
-  await readAnswer(again);
+  await turn(app, GENERATE, { ...userSays('Hello?'), ...ids });
   expect(conversationOf(app.model.requests[2]!)).toEqual([{ role: 'user', content: 'Hello?' }]);
   return deleted;
 }
