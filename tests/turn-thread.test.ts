@@ -79,6 +79,49 @@ describe('deleting a thread while a turn runs on it', () => {
       const deleted = await deleteDuringTurn(studio, path, threadId, remove);
       expect(await deleted.json()).toEqual({ result: 'Thread deleted' });
     });
+
+    it("Studio's own chat (Mastra's send-message, which holds no thread lock): the turn leaves nothing behind", async () => {
+      const ids = { threadId: 'studio-chat-doomed', resourceId: 'ada' };
+      const agent = studio.mastra.getAgent('companionAgent');
+      const sendMessage = (message: string) => studio.post('/api/agents/companionAgent/send-message', { message, ...ids, ifIdle: { streamOptions: {} } });
+      const runEnded = () => vi.waitFor(() => expect(agent.getActiveThreadRunId(ids)).toBeUndefined());
+      studio.model.script({ text: 'First reply.' }, { text: 'A reply nobody keeps.' });
+      expect((await sendMessage('First')).status).toBe(200);
+      await runEnded();
+
+      const gate = deferred();
+      studio.model.beforeReply = () => gate.promise;
+      expect((await sendMessage('Second')).status).toBe(200);
+      await vi.waitFor(() => expect(studio.model.requests).toHaveLength(2));
+      const remove = await studio.app.request(`/api/memory/threads/${ids.threadId}?agentId=companionAgent&resourceId=ada`, { method: 'DELETE' });
+      expect(remove.status).toBe(200);
+      studio.model.beforeReply = undefined;
+      gate.resolve();
+      await runEnded();
+
+      expect((await studio.get(`/threads/${ids.threadId}?resourceId=ada`)).status).toBe(404);
+      expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([]);
+    });
+
+    it("Studio's own chat, a long reply: the draft written after the deletion goes too", async () => {
+      const ids = { threadId: 'studio-draft-doomed', resourceId: 'ada' };
+      const agent = studio.mastra.getAgent('companionAgent');
+      studio.model.script({ text: ['Hel', 'lo'], hang: true });
+      const sent = await studio.post('/api/agents/companionAgent/send-message', { message: 'Hi', ...ids, ifIdle: { streamOptions: {} } });
+      expect(sent.status).toBe(200);
+      await vi.waitFor(() => expect(studio.model.requests).toHaveLength(1));
+      const remove = await studio.app.request(`/api/memory/threads/${ids.threadId}?agentId=companionAgent&resourceId=ada`, { method: 'DELETE' });
+      expect(remove.status).toBe(200);
+      // The reply keeps streaming: its draft (written once a second) lands under the deleted thread's id.
+      await vi.waitFor(async () => expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([['assistant', 'Hello', 'interrupted']]), { timeout: 3000 });
+
+      const aborted = await studio.post('/api/agents/companionAgent/threads/abort', ids);
+      expect(await aborted.json()).toEqual({ aborted: true });
+      await vi.waitFor(() => expect(agent.getActiveThreadRunId(ids)).toBeUndefined());
+
+      expect((await studio.get(`/threads/${ids.threadId}?resourceId=ada`)).status).toBe(404);
+      expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([]);
+    });
   });
 });
 

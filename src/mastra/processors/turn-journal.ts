@@ -11,6 +11,8 @@
  *   memory's MessageHistory right after this processor); a failed or aborted
  *   one keeps what was streamed, marked `interrupted`, without error parts,
  *   and an assistant message with nothing left in it is not stored at all.
+ *   A thread deleted while the turn ran keeps nothing of it (MessageHistory
+ *   would otherwise create the thread anew around the turn's messages).
  */
 import type { MastraDBMessage, MastraMemory } from '@mastra/core/memory';
 import { parseMemoryRequestContext } from '@mastra/core/memory';
@@ -28,6 +30,8 @@ const FAILED_FINISH_REASONS = new Set(['error', 'aborted']);
 
 /** What one turn's journal keeps between chunks (Mastra's per-request processor state). */
 interface JournalState {
+  /** The thread the turn's input was stored in: it existed when the turn began. */
+  inputThreadId?: string;
   threadId?: string;
   resourceId?: string;
   /** The reply's message id, from the first step: drafts use it so the finished reply overwrites them. */
@@ -57,12 +61,13 @@ export class TurnJournal implements Processor<'turn-journal'> {
   }
 
   /** Runs after memory has loaded the history, so only this turn's messages are written. */
-  async processInput({ messageList, requestContext }: ProcessInputArgs) {
+  async processInput({ messageList, requestContext, state }: ProcessInputArgs) {
     const memoryContext = parseMemoryRequestContext(requestContext);
     if (memoryContext?.memoryConfig?.readOnly) return messageList;
     const threadId = memoryContext?.thread?.id;
     // A thread Mastra has yet to create (a native client's first turn) is written whole at the end, as before.
     if (!threadId || !(await this.#memory.getThreadById({ threadId }))) return messageList;
+    (state as JournalState).inputThreadId = threadId;
     const input = messageList.get.input.db().filter((message) => message.role !== 'system');
     if (input.length > 0) await this.#memory.saveMessages({ messages: input });
     return messageList;
@@ -93,6 +98,12 @@ export class TurnJournal implements Processor<'turn-journal'> {
     clearTimeout(journal.draftTimer);
     await journal.writes;
     if (parseMemoryRequestContext(requestContext)?.memoryConfig?.readOnly) return messageList;
+    if (await this.#threadDeletedDuringTurn(journal)) {
+      messageList.removeByIds([...messageList.get.input.db(), ...messageList.get.response.db()].map((message) => message.id));
+      // A draft written after the deletion is the one row of the turn left in the store.
+      if (journal.draftId) await this.#memory.deleteMessages([journal.draftId]);
+      return messageList;
+    }
 
     const response = messageList.get.response.db().filter((message) => message.role === 'assistant');
     if (FAILED_FINISH_REASONS.has(result.finishReason)) {
@@ -105,6 +116,14 @@ export class TurnJournal implements Processor<'turn-journal'> {
     );
     if (stale.length > 0) await this.#memory.deleteMessages([...new Set(stale)]);
     return messageList;
+  }
+
+  /**
+   * The service's own turns hold their thread's lock, which deletions wait for; Mastra's own runs (Studio's
+   * chat under `npm run dev`) do not, so their thread can go while they run.
+   */
+  async #threadDeletedDuringTurn(journal: JournalState) {
+    return journal.inputThreadId !== undefined && !(await this.#memory.getThreadById({ threadId: journal.inputThreadId }));
   }
 
   #scheduleDraft(journal: JournalState) {
