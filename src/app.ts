@@ -39,7 +39,7 @@ import { createSttEngine } from './stt/index.ts';
 import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
-import { queueMastraThreadDeletions } from './threads/queued-deletion.ts';
+import { queueMastraDeletions } from './threads/queued-deletion.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
 /** Probes answer without a token and are never rate limited. */
@@ -161,7 +161,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         createRouteGate({ mode: config.server.mode }),
         ...securityMiddleware(config, auth, rateLimitStore),
         threadClaimGuard(),
-        queueMastraThreadDeletions(turnLock),
+        queueMastraDeletions(turnLock),
         ...createAgentRoutes({
           modelConfigured: Boolean(config.model),
           mode: config.server.mode,

@@ -80,6 +80,41 @@ describe('deleting a thread while a turn runs on it', () => {
       expect(await deleted.json()).toEqual({ result: 'Thread deleted' });
     });
 
+    it("Studio's message deletion waits for the turn too: a user message deleted while its turn runs stays deleted", async () => {
+      const ids = { threadId: 'studio-message-deleted', resourceId: 'ada' };
+      studio.model.script({ text: 'First reply.' }, { text: 'Second reply.' });
+      await turn(studio, GENERATE, { ...userSays('First'), ...ids });
+      const gate = deferred();
+      studio.model.beforeReply = () => gate.promise;
+      const running = studio.post(GENERATE, { ...userSays('Second'), ...ids });
+      await vi.waitFor(() => expect(studio.model.requests).toHaveLength(2));
+      const { messages } = await (await studio.memoryStore()).listMessages({ threadId: ids.threadId, perPage: false });
+      const second = messages.find((message) => message.role === 'user' && message.content.parts.some((part) => part.type === 'text' && part.text === 'Second'));
+
+      let deletionAnswered = false;
+      const deletion = Promise.resolve(
+        studio.app.request('/api/memory/messages/delete?agentId=companionAgent', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ messageIds: [second!.id] }),
+        }),
+      ).finally(() => (deletionAnswered = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(deletionAnswered).toBe(false);
+
+      studio.model.beforeReply = undefined;
+      gate.resolve();
+      const reply = await running;
+      expect(reply.status).toBe(200);
+      await readAnswer(reply);
+      expect((await deletion).status).toBe(200);
+      expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([
+        ['user', 'First'],
+        ['assistant', 'First reply.'],
+        ['assistant', 'Second reply.'],
+      ]);
+    });
+
     it("Studio's own chat (Mastra's send-message, which holds no thread lock): the turn leaves nothing behind", async () => {
       const ids = { threadId: 'studio-chat-doomed', resourceId: 'ada' };
       const agent = studio.mastra.getAgent('companionAgent');

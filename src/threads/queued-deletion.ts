@@ -1,40 +1,76 @@
 /**
- * @module Mastra's own thread deletion (`DELETE /api/memory/threads/:threadId`
- * and its `network` twin, open in development for Studio) takes its place in
- * the thread's queue, as the thread API's deletion does (thread-service.ts):
- * it waits for the turn running on the thread, and the turns queued before it,
- * so nothing they store outlives the thread. Mastra's handler then checks
- * access and deletes as before.
+ * @module Mastra's own deletions, open in development for Studio, take their
+ * place in the queue of the thread they touch, as the thread API's deletion
+ * does (thread-service.ts): a thread (`DELETE /api/memory/threads/:threadId`
+ * and its `network` twin) or messages (`POST /api/memory/messages/delete` and
+ * its twin). They wait for the turn running on the thread, and the turns
+ * queued before it, so a running turn neither outlives its deleted thread nor
+ * stores a deleted message again. Mastra's handler then checks access and
+ * deletes as before.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { CLIENT_GONE } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
-import type { TurnLock } from './turn-lock.ts';
+import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import '../routes/context.ts';
 
-const MASTRA_THREAD_DELETION = /^\/api\/memory(?:\/network)?\/threads\/([^/]+)$/;
+const THREAD_DELETION = /^\/api\/memory(?:\/network)?\/threads\/([^/]+)$/;
+const MESSAGE_DELETION = /^\/api\/memory(?:\/network)?\/messages\/delete$/;
 
-export function queueMastraThreadDeletions(lock: TurnLock): MiddlewareHandler {
+export function queueMastraDeletions(lock: TurnLock): MiddlewareHandler {
   return async (c, next) => {
-    const threadId = c.req.method === 'DELETE' ? decoded(MASTRA_THREAD_DELETION.exec(c.req.path)?.[1]) : undefined;
-    if (!threadId) return next();
-    const memory = await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory();
-    // No thread (or no store to ask): nothing runs on it, and Mastra answers for itself.
-    const thread = await memory?.getThreadById({ threadId }).catch(() => null);
-    if (!thread) return next();
+    const owners = await threadOwnersTouched(c);
+    if (owners.size === 0) return next();
     // A caller who is not the owner waits in a queue of their own, as on every path (turn-lock.ts).
-    const owner = effectiveResourceId(callerOf(c.get('requestContext')), c.req.query('resourceId')) ?? thread.resourceId;
-    const signal = c.req.raw.signal;
-    const release = await lock.acquire({ owner, threadId }, signal).catch((error: unknown) => {
-      throw signal.aborted ? CLIENT_GONE : error;
-    });
+    const caller = effectiveResourceId(callerOf(c.get('requestContext')), c.req.query('resourceId'));
+    const keys = [...owners].map(([threadId, owner]): TurnKey => ({ owner: caller ?? owner, threadId }));
+    // One order for every deletion, so two that touch the same threads never wait on each other.
+    keys.sort((a, b) => lockName(a).localeCompare(lockName(b)));
+    const releases: Release[] = [];
     try {
+      for (const key of keys) releases.push(await acquire(lock, key, c.req.raw.signal));
       await next();
     } finally {
-      release();
+      for (const release of releases) release();
     }
   };
+}
+
+/** The threads a deletion touches, with their owners; none when there is nothing (or no store) to look them up in. */
+async function threadOwnersTouched(c: Context): Promise<Map<string, string>> {
+  const owners = new Map<string, string>();
+  const threadId = c.req.method === 'DELETE' ? decoded(THREAD_DELETION.exec(c.req.path)?.[1]) : undefined;
+  const messageIds = c.req.method === 'POST' && MESSAGE_DELETION.test(c.req.path) ? await messageIdsOf(c) : [];
+  if (!threadId && messageIds.length === 0) return owners;
+  const memory = await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory();
+  if (!memory) return owners;
+  try {
+    if (threadId) {
+      const thread = await memory.getThreadById({ threadId });
+      if (thread) owners.set(thread.id, thread.resourceId);
+    }
+    if (messageIds.length > 0) {
+      const { messages } = await (await memory.storage.getStore('memory'))!.listMessagesById({ messageIds });
+      for (const message of messages) if (message.threadId && message.resourceId) owners.set(message.threadId, message.resourceId);
+    }
+  } catch {
+    // A store that does not answer: Mastra's handler answers for itself.
+  }
+  return owners;
+}
+
+/** Mastra's body takes one id or many, as strings or `{id}` objects. */
+async function messageIdsOf(c: Context): Promise<string[]> {
+  const body = (await c.req.raw.clone().json().catch(() => undefined)) as { messageIds?: unknown } | undefined;
+  const ids = Array.isArray(body?.messageIds) ? body.messageIds : [body?.messageIds];
+  return ids.map((id) => (typeof id === 'object' && id !== null ? (id as { id?: unknown }).id : id)).filter((id): id is string => typeof id === 'string');
+}
+
+async function acquire(lock: TurnLock, key: TurnKey, signal: AbortSignal): Promise<Release> {
+  return lock.acquire(key, signal).catch((error: unknown) => {
+    throw signal.aborted ? CLIENT_GONE : error;
+  });
 }
 
 function decoded(segment: string | undefined): string | undefined {
