@@ -84,30 +84,15 @@ describe('deleting a thread while a turn runs on it', () => {
       const ids = { threadId: 'studio-message-deleted', resourceId: 'ada' };
       studio.model.script({ text: 'First reply.' }, { text: 'Second reply.' });
       await turn(studio, GENERATE, { ...userSays('First'), ...ids });
-      const gate = deferred();
-      studio.model.beforeReply = () => gate.promise;
-      const running = studio.post(GENERATE, { ...userSays('Second'), ...ids });
-      await vi.waitFor(() => expect(studio.model.requests).toHaveLength(2));
-      const { messages } = await (await studio.memoryStore()).listMessages({ threadId: ids.threadId, perPage: false });
-      const second = messages.find((message) => message.role === 'user' && message.content.parts.some((part) => part.type === 'text' && part.text === 'Second'));
-
-      let deletionAnswered = false;
-      const deletion = Promise.resolve(
-        studio.app.request('/api/memory/messages/delete?agentId=companionAgent', {
+      await removeWhileTurnHeld(studio, GENERATE, ids, async () => {
+        const { messages } = await (await studio.memoryStore()).listMessages({ threadId: ids.threadId, perPage: false });
+        const second = messages.find((message) => message.role === 'user' && message.content.parts.some((part) => part.type === 'text' && part.text === 'Second'));
+        return studio.app.request('/api/memory/messages/delete?agentId=companionAgent', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ messageIds: [second!.id] }),
-        }),
-      ).finally(() => (deletionAnswered = true));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(deletionAnswered).toBe(false);
-
-      studio.model.beforeReply = undefined;
-      gate.resolve();
-      const reply = await running;
-      expect(reply.status).toBe(200);
-      await readAnswer(reply);
-      expect((await deletion).status).toBe(200);
+        });
+      });
       expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([
         ['user', 'First'],
         ['assistant', 'First reply.'],
@@ -161,15 +146,28 @@ describe('deleting a thread while a turn runs on it', () => {
 });
 
 /**
- * Ada's thread gets a first turn, then a second one held mid-model (its user message already stored by the turn
- * journal) while `remove` deletes the thread: the deletion must wait for that turn, then take everything it stored.
- * Answers the deletion's response.
+ * Ada's thread gets a first turn, then a second one held mid-model while `remove` deletes the thread: the deletion
+ * must wait for that turn, then take everything it stored. Answers the deletion's response.
  */
 async function deleteDuringTurn(app: AppHarness, path: string, threadId: string, remove: () => Promise<Response>) {
   const ids = { threadId, resourceId: 'ada' };
   app.model.script({ text: 'First reply.' }, { text: 'A reply nobody keeps.' }, { text: 'A fresh start.' });
   await turn(app, GENERATE, { ...userSays('First'), ...ids });
+  const deleted = await removeWhileTurnHeld(app, path, ids, remove);
 
+  expect((await app.get(`/threads/${threadId}?resourceId=ada`)).status).toBe(404);
+  expect(await storedMessages(await app.store(), threadId)).toEqual([]);
+  // The same id names a new, empty conversation: nothing of the deleted one reaches the model.
+  await turn(app, GENERATE, { ...userSays('Hello?'), ...ids });
+  expect(conversationOf(app.model.requests[2]!)).toEqual([{ role: 'user', content: 'Hello?' }]);
+  return deleted;
+}
+
+/**
+ * Runs `remove` while the thread's second turn ("Second") is held mid-model, its user message already stored by the
+ * turn journal: the deletion must not answer before the turn has. Answers the deletion's response.
+ */
+async function removeWhileTurnHeld(app: AppHarness, path: string, ids: { threadId: string; resourceId: string }, remove: () => Promise<Response>) {
   const gate = deferred();
   app.model.beforeReply = () => gate.promise;
   const running = app.post(path, { ...userSays('Second'), ...ids });
@@ -186,11 +184,5 @@ async function deleteDuringTurn(app: AppHarness, path: string, threadId: string,
   await readAnswer(reply);
   const deleted = await deletion;
   expect(deleted.status).toBe(200);
-
-  expect((await app.get(`/threads/${threadId}?resourceId=ada`)).status).toBe(404);
-  expect(await storedMessages(await app.store(), threadId)).toEqual([]);
-  // The same id names a new, empty conversation: nothing of the deleted one reaches the model.
-  await turn(app, GENERATE, { ...userSays('Hello?'), ...ids });
-  expect(conversationOf(app.model.requests[2]!)).toEqual([{ role: 'user', content: 'Hello?' }]);
   return deleted;
 }
