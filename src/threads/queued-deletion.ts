@@ -51,7 +51,8 @@ async function threadOwnersTouched(c: Context): Promise<Map<string, string>> {
       if (thread) owners.set(thread.id, thread.resourceId);
     }
     if (messageIds.length > 0) {
-      const { messages } = await (await memory.storage.getStore('memory'))!.listMessagesById({ messageIds });
+      const store = await memory.storage.getStore('memory');
+      const messages = (await store?.listMessagesById({ messageIds }))?.messages ?? [];
       for (const message of messages) if (message.threadId && message.resourceId) owners.set(message.threadId, message.resourceId);
     }
   } catch {
