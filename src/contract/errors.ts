@@ -188,8 +188,8 @@ export function causeChain(error: unknown, depth = 0): unknown[] {
 }
 
 /** The upstream model call that failed, if any (AI SDK `APICallError`, possibly inside a `RetryError`). */
-function failedModelCall(error: unknown): APICallError | undefined {
-  return causeChain(error).find((e): e is APICallError => APICallError.isInstance(e));
+function failedModelCall(error: unknown, chain = causeChain(error)): APICallError | undefined {
+  return chain.find((e): e is APICallError => APICallError.isInstance(e));
 }
 
 /**
@@ -248,10 +248,11 @@ function upstreamRateLimited(call: APICallError | undefined) {
 
 function classifyAgentFailure(error: unknown): ApiError {
   // Mastra's per-call timeout (`modelSettings.timeout.stepMs`) is how /generate bounds model silence.
-  const timeout = causeChain(error).find(isMastraTimeoutError);
+  const chain = causeChain(error);
+  const timeout = chain.find(isMastraTimeoutError);
   if (timeout) return modelTimedOut('idle', timeout.timeoutMs);
-  if (causeChain(error).some(isStoreFailure)) return storeFailedDuringTurn(error);
-  const call = failedModelCall(error);
+  if (chain.some(isStoreFailure)) return storeFailedDuringTurn(error);
+  const call = failedModelCall(error, chain);
   return classifyUpstream(call !== undefined, call?.statusCode, call);
 }
 

@@ -9,9 +9,9 @@
  * deletes as before.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { CLIENT_GONE } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
+import { waitForThreadTurns } from './thread-service.ts';
 import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import '../routes/context.ts';
 
@@ -29,7 +29,7 @@ export function queueMastraDeletions(lock: TurnLock): MiddlewareHandler {
     keys.sort((a, b) => lockName(a).localeCompare(lockName(b)));
     const releases: Release[] = [];
     try {
-      for (const key of keys) releases.push(await acquire(lock, key, c.req.raw.signal));
+      for (const key of keys) releases.push(await waitForThreadTurns(lock, key, c.req.raw.signal));
       await next();
     } finally {
       for (const release of releases) release();
@@ -66,12 +66,6 @@ async function messageIdsOf(c: Context): Promise<string[]> {
   const body = (await c.req.raw.clone().json().catch(() => undefined)) as { messageIds?: unknown } | undefined;
   const ids = Array.isArray(body?.messageIds) ? body.messageIds : [body?.messageIds];
   return ids.map((id) => (typeof id === 'object' && id !== null ? (id as { id?: unknown }).id : id)).filter((id): id is string => typeof id === 'string');
-}
-
-async function acquire(lock: TurnLock, key: TurnKey, signal: AbortSignal): Promise<Release> {
-  return lock.acquire(key, signal).catch((error: unknown) => {
-    throw signal.aborted ? CLIENT_GONE : error;
-  });
 }
 
 function decoded(segment: string | undefined): string | undefined {

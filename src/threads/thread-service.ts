@@ -6,7 +6,7 @@
  */
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { CLIENT_GONE, memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
-import type { TurnLock } from './turn-lock.ts';
+import type { Release, TurnKey, TurnLock } from './turn-lock.ts';
 
 async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
@@ -82,6 +82,16 @@ export async function listThreadMessages(memory: MastraMemory, threadId: string,
 }
 
 /**
+ * A deletion's place in the thread's queue: resolves once the thread's running turn (and those queued
+ * before it) ended, with the release of this place. A client that leaves while it waits is CLIENT_GONE.
+ */
+export async function waitForThreadTurns(lock: TurnLock, key: TurnKey, signal: AbortSignal): Promise<Release> {
+  return lock.acquire(key, signal).catch((error: unknown) => {
+    throw signal.aborted ? CLIENT_GONE : error;
+  });
+}
+
+/**
  * Waits for the thread's running turn (and those queued before it) to end, so
  * what they store goes with the thread rather than outliving it.
  */
@@ -91,9 +101,7 @@ export async function deleteOwnedThread(
   resourceId: string,
   turns: { lock: TurnLock; signal: AbortSignal },
 ) {
-  const release = await turns.lock.acquire({ owner: resourceId, threadId }, turns.signal).catch((error: unknown) => {
-    throw turns.signal.aborted ? CLIENT_GONE : error;
-  });
+  const release = await waitForThreadTurns(turns.lock, { owner: resourceId, threadId }, turns.signal);
   try {
     await getOwnedThread(memory, threadId, resourceId);
     await withStore(() => memory.deleteThread(threadId));
