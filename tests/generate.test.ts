@@ -140,6 +140,9 @@ describe('POST /generate: weatherTool', () => {
     ]);
     expect(body.steps[0].toolCalls).toEqual(body.toolCalls);
     expect(body.steps[0].toolResults).toEqual(body.toolResults);
+    expect(body.steps[0].staticToolCalls).toEqual(body.toolCalls);
+    expect(body.steps[0].staticToolResults).toEqual(body.toolResults);
+    expect([body.steps[0].dynamicToolCalls, body.steps[0].dynamicToolResults]).toEqual([[], []]);
     expect(body.steps[1].totalUsage).toEqual({ inputTokens: 60, outputTokens: 18, totalTokens: 78, reasoningTokens: 0, cachedInputTokens: 0 });
     expect(body.usage).toMatchObject({ inputTokens: 60, outputTokens: 18, totalTokens: 78 });
 
@@ -162,6 +165,21 @@ describe('POST /generate: weatherTool', () => {
     const toolMessage = h.model.requests[1].messages.find((m) => m.role === 'tool');
     expect(toolMessage!.content).toContain('Atlantis');
     expect(toolMessage!.content).toMatch(/not found/i);
+    // The client sees the failure the model was told, as /stream shows it.
+    expect(body.toolResults).toEqual([
+      { toolCallId: 'call_1', toolName: 'weatherTool', result: { error: 'Location "Atlantis" was not found' }, isError: true },
+    ]);
+    expect(body.steps[0].toolResults).toEqual(body.toolResults);
+  });
+
+  it('reports arguments that do not fit the tool as a failed call, without calling Open-Meteo', async () => {
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: { place: 'Paris' } }] }, { text: 'Which city?' });
+    const body = await (await h.post(GENERATE, userSays('Weather?'))).json();
+    expect(body.text).toBe('Which city?');
+    expect(body.toolResults).toEqual([
+      { toolCallId: 'call_1', toolName: 'weatherTool', result: { error: expect.stringMatching(/^Tool input validation failed for weatherTool/) }, isError: true },
+    ]);
+    expect(h.weather.requests).toHaveLength(0);
   });
 });
 

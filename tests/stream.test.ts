@@ -75,6 +75,18 @@ describe('POST /stream: SPEC events', () => {
     expect(events.at(-1).type).toBe('run-finish');
   });
 
+  it('reports arguments that do not fit the tool as a failed tool-result', async () => {
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: { place: 'Paris' } }] }, { text: 'Which city?' });
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Weather?'))));
+    expect(events.find((e) => e.type === 'tool-result').payload).toEqual({
+      toolCallId: 'call_1',
+      toolName: 'weatherTool',
+      result: { error: expect.stringMatching(/^Tool input validation failed for weatherTool/) },
+      isError: true,
+    });
+    expect(events.at(-1).type).toBe('run-finish');
+  });
+
   it('is live: the client has chunk 1 before the model sends chunk 2', async () => {
     const clientSawChunk1 = deferred();
     h.model.script({ text: ['chunk 1', 'chunk 2'] });

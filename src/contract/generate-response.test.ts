@@ -100,6 +100,43 @@ describe('toGenerateResponse', () => {
     expect(body.steps.map((s) => s.traceId)).toEqual([TRACE, TRACE]);
   });
 
+  it('lists a failed tool call with the error the model was told, and a refused argument list as failed too', () => {
+    const failing = { ...CALL, toolCallId: 'call_2', args: { location: 'Atlantis' } };
+    const invalid = { ...CALL, toolCallId: 'call_3', args: { place: 'x' } };
+    const refusal = { error: true, message: 'Tool input validation failed for weatherTool.', validationErrors: { fields: {} } };
+    const run = toolRun() as unknown as { steps: Array<Record<string, unknown>>; response: { messages: unknown[] } };
+    run.steps[0]!.toolCalls = [toolCall, { ...toolCall, payload: failing }, { ...toolCall, payload: invalid }];
+    run.steps[0]!.toolResults = [toolResult, { ...toolResult, payload: { ...invalid, result: refusal } }];
+    const toolMessage = (toolCallId: string, output: object) => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName: 'weatherTool', output }] });
+    run.response.messages = [
+      toolMessage('call_1', { type: 'json', value: WEATHER }),
+      toolMessage('call_2', { type: 'error-text', value: 'Location "Atlantis" was not found' }),
+    ];
+
+    const body = conforms(toGenerateResponse(run as unknown as FullOutput<undefined>, undefined, TRACE));
+    const failed = (toolCallId: string, error: string) => ({ toolCallId, toolName: 'weatherTool', result: { error }, isError: true });
+    expect(body.toolResults).toEqual([
+      { toolCallId: 'call_1', toolName: 'weatherTool', result: WEATHER },
+      failed('call_2', 'Location "Atlantis" was not found'),
+      failed('call_3', 'Tool input validation failed for weatherTool.'),
+    ]);
+    expect(body.steps[0]!.toolResults).toEqual(body.toolResults);
+  });
+
+  it('sorts tool calls and results into static and dynamic as the AI SDK does', () => {
+    const dynamicCall = { ...CALL, toolCallId: 'call_2', toolName: 'mcpTool', dynamic: true };
+    const run = toolRun() as unknown as { steps: Array<Record<string, unknown>> };
+    run.steps[0] = { ...run.steps[0], staticToolCalls: [], staticToolResults: [] };
+    run.steps[0]!.toolCalls = [toolCall, { ...toolCall, payload: dynamicCall }];
+    run.steps[0]!.toolResults = [toolResult, { ...toolResult, payload: { ...dynamicCall, result: 'ok' } }];
+
+    const [step] = conforms(toGenerateResponse(run as unknown as FullOutput<undefined>, undefined, TRACE)).steps;
+    expect(step!.staticToolCalls.map((call) => call.toolCallId)).toEqual(['call_1']);
+    expect(step!.dynamicToolCalls.map((call) => call.toolCallId)).toEqual(['call_2']);
+    expect(step!.staticToolResults.map((result) => result.toolCallId)).toEqual(['call_1']);
+    expect(step!.dynamicToolResults.map((result) => result.toolCallId)).toEqual(['call_2']);
+  });
+
   it('reports usage without provider internals, and a running total per step', () => {
     const body = toGenerateResponse(toolRun(), undefined, TRACE);
     expect(body.steps[0]!.usage).toEqual({ inputTokens: 20, outputTokens: 6, totalTokens: 26 });

@@ -1,7 +1,7 @@
 /**
  * @module SPEC's generate response: its zod schema (documented in OpenAPI,
  * parsed in tests) and the mapper from Mastra's `FullOutput`: flat tool calls
- * and results, snake_case finish reasons, SPEC step types, usage without
+ * and results (a failed call's too), snake_case finish reasons, SPEC step types, usage without
  * provider internals, the model request with its system prompt and tool
  * schemas redacted, and the conversation ids on every UI message.
  */
@@ -16,10 +16,12 @@ import {
   toolResultSchema,
   toSpecFinishReason,
   toSpecToolCall,
+  toSpecToolFailure,
   toSpecToolResult,
   toSpecUsage,
   usageSchema,
   type ConversationIds,
+  type SpecToolResult,
   type SpecUsage,
 } from './shapes.ts';
 import { redactRequestBody } from './redact.ts';
@@ -111,17 +113,18 @@ export function toGenerateResponse<OUTPUT>(
   traceId: string,
 ): GenerateResponse {
   const lastStep = result.steps.at(-1);
+  const steps = mapSteps(result.steps, toolFailuresOf(result.response?.messages ?? lastStep?.response?.messages), conversation, traceId);
   return {
     text: result.text ?? '',
     usage: toSpecUsage(result.usage),
-    steps: mapSteps(result.steps, conversation, traceId),
+    steps,
     finishReason: toSpecFinishReason(result.finishReason),
     warnings: result.warnings ?? [],
     providerMetadata: result.providerMetadata ?? {},
     request: { body: redactRequestBody(lastStep?.request?.body) },
     reasoning: result.reasoning ?? [],
     toolCalls: (result.toolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
-    toolResults: (result.toolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
+    toolResults: steps.flatMap((step) => step.toolResults),
     sources: result.sources ?? [],
     files: result.files ?? [],
     response: toSpecResponse(result.response ?? lastStep?.response, conversation),
@@ -131,25 +134,32 @@ export function toGenerateResponse<OUTPUT>(
   };
 }
 
-function mapSteps<OUTPUT>(steps: LLMStepResult<OUTPUT>[], conversation: ConversationIds | undefined, traceId: string): SpecStep[] {
+function mapSteps<OUTPUT>(
+  steps: LLMStepResult<OUTPUT>[],
+  toolFailures: Map<string, string>,
+  conversation: ConversationIds | undefined,
+  traceId: string,
+): SpecStep[] {
   let runningUsage: SpecUsage = toSpecUsage(undefined);
   return steps.map((step, index) => {
     const usage = toSpecUsage(step.usage);
     runningUsage = addUsage(runningUsage, usage);
+    const tools = stepTools(step, toolFailures);
     return {
       stepType: specStepType(index),
       sources: step.sources ?? [],
       files: step.files ?? [],
-      toolCalls: (step.toolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
-      toolResults: (step.toolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
+      toolCalls: tools.calls.map(({ call }) => call),
+      toolResults: tools.results.map(({ result }) => result),
       content: (step.content ?? []).flatMap((part) => ('text' in part && typeof part.text === 'string' ? [{ type: part.type, text: part.text }] : [])),
       text: step.text ?? '',
       reasoningText: step.reasoningText ?? '',
       reasoning: step.reasoning ?? [],
-      staticToolCalls: (step.staticToolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
-      dynamicToolCalls: (step.dynamicToolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
-      staticToolResults: (step.staticToolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
-      dynamicToolResults: (step.dynamicToolResults ?? []).map((chunk) => toSpecToolResult(chunk.payload)),
+      // As the AI SDK defines them (Mastra's step results leave them empty): a tool is dynamic only when it says so.
+      staticToolCalls: tools.calls.filter(({ dynamic }) => !dynamic).map(({ call }) => call),
+      dynamicToolCalls: tools.calls.filter(({ dynamic }) => dynamic).map(({ call }) => call),
+      staticToolResults: tools.results.filter(({ dynamic }) => !dynamic).map(({ result }) => result),
+      dynamicToolResults: tools.results.filter(({ dynamic }) => dynamic).map(({ result }) => result),
       finishReason: toSpecFinishReason(step.finishReason),
       usage,
       totalUsage: runningUsage,
@@ -161,6 +171,48 @@ function mapSteps<OUTPUT>(steps: LLMStepResult<OUTPUT>[], conversation: Conversa
       traceId,
     };
   });
+}
+
+/**
+ * A step's tool calls, and a result for each call that has one: Mastra lists only the calls that
+ * succeeded among a step's results, so a failed call's result is its error, as the model was told it.
+ */
+function stepTools<OUTPUT>(step: LLMStepResult<OUTPUT>, toolFailures: Map<string, string>) {
+  const calls = (step.toolCalls ?? []).map(({ payload }) => ({ call: toSpecToolCall(payload), dynamic: payload.dynamic === true }));
+  const succeeded = new Map((step.toolResults ?? []).map(({ payload }) => [payload.toolCallId, payload]));
+  const results: Array<{ result: SpecToolResult; dynamic: boolean }> = [];
+  for (const { call, dynamic } of calls) {
+    const success = succeeded.get(call.toolCallId);
+    const failure = toolFailures.get(call.toolCallId);
+    if (success) results.push({ result: toSpecToolResult(success), dynamic });
+    else if (failure !== undefined) results.push({ result: toSpecToolFailure(call, failure), dynamic });
+    succeeded.delete(call.toolCallId);
+  }
+  // A result without a call in this step (none is known to exist) is still the run's.
+  for (const payload of succeeded.values()) results.push({ result: toSpecToolResult(payload), dynamic: payload.dynamic === true });
+  return { calls, results };
+}
+
+/** The failed tool calls of a run, by call id: the error each tool message gave the model. */
+function toolFailuresOf(messages: unknown[] | undefined): Map<string, string> {
+  const failures = new Map<string, string>();
+  for (const message of messages ?? []) {
+    const { role, content } = message as { role?: unknown; content?: unknown };
+    if (role !== 'tool' || !Array.isArray(content)) continue;
+    for (const part of content as ToolMessagePart[]) {
+      const output = part.type === 'tool-result' ? part.output : undefined;
+      if (output?.type === 'error-text') failures.set(part.toolCallId, String(output.value));
+      if (output?.type === 'error-json') failures.set(part.toolCallId, JSON.stringify(output.value));
+    }
+  }
+  return failures;
+}
+
+/** The part of a tool message this mapper reads (the AI SDK's `ToolResultPart`). */
+interface ToolMessagePart {
+  type: string;
+  toolCallId: string;
+  output?: { type: string; value?: unknown };
 }
 
 function toSpecResponse<OUTPUT>(response: LLMStepResult<OUTPUT>['response'] | undefined, conversation: ConversationIds | undefined) {

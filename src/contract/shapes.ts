@@ -84,6 +84,7 @@ export const toolResultSchema = z.object({
   result: z
     .unknown()
     .describe('For weatherTool: temperature, feelsLike, humidity, windSpeed, windGust (numbers), conditions, location (strings)'),
+  isError: z.literal(true).optional().describe('Present when the tool failed: result is then {error}, the message the model was given'),
 });
 
 export type SpecToolResult = z.infer<typeof toolResultSchema>;
@@ -95,7 +96,24 @@ export function toSpecToolCall(payload: ToolCallPayload): SpecToolCall {
 }
 
 export function toSpecToolResult(payload: Pick<ToolResultPayload, 'toolCallId' | 'toolName' | 'result'>): SpecToolResult {
+  const invalidInput = inputValidationFailure(payload.result);
+  if (invalidInput !== undefined) return toSpecToolFailure(payload, invalidInput);
   return { toolCallId: payload.toolCallId, toolName: payload.toolName, result: payload.result };
+}
+
+/** A failed tool call: `message` is what the model was told. */
+export function toSpecToolFailure(call: Pick<ToolResultPayload, 'toolCallId' | 'toolName'>, message: string): SpecToolResult {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, result: { error: message }, isError: true };
+}
+
+/**
+ * Mastra answers arguments that fail a tool's input schema with a result, not an error:
+ * `{error: true, message, validationErrors}`. The tool never ran; for the client it failed.
+ */
+function inputValidationFailure(result: unknown): string | undefined {
+  if (!result || typeof result !== 'object') return undefined;
+  const { error, message, validationErrors } = result as Record<string, unknown>;
+  return error === true && typeof message === 'string' && validationErrors !== undefined ? message : undefined;
 }
 
 function argsOf(args: unknown): Record<string, unknown> {

@@ -77,6 +77,19 @@ describe('the stream event mapper', () => {
     });
   });
 
+  it('reports arguments the tool refused as a failed tool-result', () => {
+    const refusal = { error: true, message: 'Tool input validation failed for weatherTool.', validationErrors: { fields: {} } };
+    const [mapped] = mapRun([chunk('tool-result', { toolCallId: 'c', toolName: 'weatherTool', result: refusal })]);
+    expect(mapped).toEqual({
+      kind: 'event',
+      event: {
+        type: 'tool-result',
+        payload: { toolCallId: 'c', toolName: 'weatherTool', result: { error: 'Tool input validation failed for weatherTool.' }, isError: true },
+        runId: RUN,
+      },
+    });
+  });
+
   it('drops chunks SPEC has no event for, and empty text deltas', () => {
     const mapped = mapRun([chunk('text-start', { id: 't' }), chunk('text-delta', { id: 't', text: '' }), chunk('raw', {}), chunk('reasoning-delta', { id: 'r', text: 'hm' })]);
     expect(mapped.map((m) => m.kind)).toEqual(['skip', 'skip', 'skip', 'skip']);

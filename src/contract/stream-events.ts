@@ -16,6 +16,7 @@ import {
   toolResultSchema,
   toSpecFinishReason,
   toSpecToolCall,
+  toSpecToolFailure,
   toSpecToolResult,
 } from './shapes.ts';
 
@@ -41,7 +42,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     payload: toolCallSchema.extend({ providerMetadata: z.record(z.string(), z.unknown()) }),
   }),
   event('tool-result', 'Tool execution result; a failed tool has isError true and result {error}', {
-    payload: toolResultSchema.extend({ isError: z.literal(true).optional() }),
+    payload: toolResultSchema,
   }),
   event('step-finish', 'Step completion', { payload: z.object({ stepType: stepTypeSchema, finishReason: finishReasonSchema }) }),
   event('run-finish', 'Entire run completion', { payload: z.object({ finishReason: finishReasonSchema }) }),
@@ -98,9 +99,7 @@ export function createStreamEventMapper(runId: string) {
         return emit('tool-result', { payload: toSpecToolResult(chunk.payload) });
       case 'tool-error':
         // The model is told about the failure and answers anyway, exactly as in /generate.
-        return emit('tool-result', {
-          payload: { ...toSpecToolResult({ ...chunk.payload, result: { error: errorMessage(chunk.payload.error) } }), isError: true },
-        });
+        return emit('tool-result', { payload: toSpecToolFailure(chunk.payload, errorMessage(chunk.payload.error)) });
       case 'step-finish': {
         const reason = chunk.payload.stepResult?.reason;
         if (!COMPLETE_FINISH_REASONS.has(reason)) return reason === 'error' ? SKIP : { kind: 'cut-off' };
