@@ -137,6 +137,7 @@ describe('POST /stream: failures end with one error event', () => {
     const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Hi'))));
     expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual(['Hel', 'lo']);
     expectCleanError(events, 'MODEL_ERROR');
+    expect(events.at(-1).error.message).toBe("The model's response ended before the reply was complete.");
   });
 
   it('a stream that ends without a finish reason', async () => {
@@ -144,7 +145,7 @@ describe('POST /stream: failures end with one error event', () => {
     const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Hi'))));
     expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual(['Hel']);
     expectCleanError(events, 'MODEL_ERROR');
-    expect(events.at(-1).error.message).toBe("The model's response stream ended before the reply was complete.");
+    expect(events.at(-1).error.message).toBe("The model's response ended before the reply was complete.");
     expect(h.model.requests).toHaveLength(1);
   });
 });

@@ -47,6 +47,13 @@ describe('toApiError', () => {
     expect(bodyOf(new Error('agent failed', { cause: retried(modelCallFailed(503)) })).body.details).toEqual({ upstreamStatus: 503 });
   });
 
+  it('calls a failed call with a success status a cut-off answer, not a failed request', () => {
+    expect(bodyOf(modelCallFailed(200))).toEqual({
+      status: 500,
+      body: { error: "The model's response ended before the reply was complete.", code: 'MODEL_ERROR', details: {} },
+    });
+  });
+
   it('says the model server could not be reached when the call got no status', () => {
     expect(bodyOf(modelCallFailed(undefined)).body).toEqual({ error: 'The language model server could not be reached.', code: 'MODEL_ERROR', details: {} });
   });

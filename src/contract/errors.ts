@@ -137,7 +137,8 @@ export function storeFailedDuringTurn(cause: unknown) {
   return new ApiError(500, 'MEMORY_NOT_INITIALIZED', 'The conversation store failed during this turn, so the turn was not completed; try again.', {}, cause);
 }
 
-export const MODEL_CUT_OFF = new ApiError(500, 'MODEL_ERROR', "The model's response stream ended before the reply was complete.");
+/** The model answered, then its answer broke off: a stream cut or ended without a finish reason, or a body cut short. */
+export const MODEL_CUT_OFF = new ApiError(500, 'MODEL_ERROR', "The model's response ended before the reply was complete.");
 
 /**
  * A turn stopped by one of its time limits: the model went silent for
@@ -258,6 +259,8 @@ function classifyAgentFailure(error: unknown): ApiError {
 
 function classifyUpstream(calledModel: boolean, status: number | undefined, call?: APICallError): ApiError {
   if (status === 429) return upstreamRateLimited(call);
+  // A success status on a failed call: the answer began, then could not be read to its end.
+  if (status !== undefined && status < 300) return MODEL_CUT_OFF;
   if (status !== undefined) {
     return new ApiError(500, 'MODEL_ERROR', `The language model request failed (upstream status ${status}).`, { upstreamStatus: status });
   }

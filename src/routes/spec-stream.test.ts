@@ -148,7 +148,7 @@ it('ends a cut-off run with one MODEL_ERROR event and aborts the model call', as
   await vi.advanceTimersByTimeAsync(1);
   await run.done();
   expect(run.events().slice(-1)).toEqual([
-    { type: 'error', error: { code: 'MODEL_ERROR', message: "The model's response stream ended before the reply was complete." }, runId: RUN },
+    { type: 'error', error: { code: 'MODEL_ERROR', message: "The model's response ended before the reply was complete." }, runId: RUN },
   ]);
   expect(run.abort.signal.aborted).toBe(true);
 });
