@@ -157,6 +157,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       middleware: [
         traceId,
         queryGuard,
+        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
         errors.envelope,
         createRouteGate({ mode: config.server.mode }),
         ...securityMiddleware(config, auth, rateLimitStore),
@@ -180,7 +181,6 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       apiRoutes: [
         ...createThreadRoutes(errors.specErrors, turnLock),
         stt.route,
-        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
         ...createDocsRoutes(),
       ],
     },

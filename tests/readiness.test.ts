@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../mastra.config.ts';
+import { createApp } from '../src/app.ts';
 import { probeReadiness as probe } from './fixtures/readiness-probe.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { TEST_JWT_SECRET } from './fixtures/tokens.ts';
@@ -26,5 +28,23 @@ describe('GET /ready', () => {
     expect(status).toBe(503);
     expect(body.checks.store).toEqual({ ok: false, detail: 'the conversation store did not answer a query' });
     expect(JSON.stringify(body)).not.toContain('hunter2');
+  });
+
+  it("goes through the service's middleware like every route: a trace id, the query guard, 405 for another method", async () => {
+    const { app, close } = await createApp(parseConfig({ LOG_LEVEL: 'error', OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: TEST_JWT_SECRET }));
+    try {
+      const ready = await app.request('/ready');
+      expect(ready.status).toBe(200);
+      expect(ready.headers.get('x-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await app.request('/ready', { method: 'HEAD' })).status).toBe(200);
+      const polluting = await app.request('/ready?constructor=1');
+      expect(polluting.status).toBe(400);
+      expect(await polluting.json()).toMatchObject({ code: 'INVALID_REQUEST' });
+      const posted = await app.request('/ready', { method: 'POST' });
+      expect(posted.status).toBe(405);
+      expect(posted.headers.get('allow')).toBe('GET');
+    } finally {
+      await close();
+    }
   });
 });

@@ -96,6 +96,22 @@ describe('the production surface', () => {
     expect(service.model.requests).toHaveLength(0);
   });
 
+  it("answers a path Mastra took for one open without a token (another case, a trailing slash) with the gate's JSON 404, with or without auth", async () => {
+    const variants = [['GET', '/READY'], ['GET', '/Ready'], ['GET', '/ready/'], ['GET', '/API/AUTH/ME'], ['GET', '/api/auth/me/'], ['POST', '/API/AUTH/LOGOUT']];
+    const withAuth = await startApp({ MASTRA_JWT_SECRET: SECRET });
+    try {
+      for (const app of [service, withAuth]) {
+        for (const [method, path] of variants) {
+          const response = await app.app.request(path!, { method });
+          expect(response.status, `${method} ${path}`).toBe(404);
+          expect(await response.json(), `${method} ${path}`).toMatchObject({ code: 'NOT_FOUND' });
+        }
+      }
+    } finally {
+      await withAuth.close();
+    }
+  });
+
   it("never publishes the agent's instructions", async () => {
     for (const path of ['/api/agents', '/api/agents/companionAgent', '/api/agents/companionAgent/instructions']) {
       const response = await service.app.request(path);

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { agentRequest } from './agent-request.ts';
 import { errorBodySchema } from './errors.ts';
+import { readiness } from './readiness.ts';
 import { generateResponseSchema, modelResponseSchema, stepSchema, uiMessageSchema } from './generate-response.ts';
 import { toolCallSchema, toolResultSchema, usageSchema } from './shapes.ts';
 import { streamEventSchema } from './stream-events.ts';
@@ -55,6 +56,7 @@ function responseSchemas() {
   registry.add(generateResponseSchema, { id: 'GenerateResponse' });
   registry.add(streamEventSchema, { id: 'StreamEvent' });
   registry.add(errorBodySchema, { id: 'ErrorBody' });
+  registry.add(readiness, { id: 'Readiness' });
   return z.toJSONSchema(registry, { uri: (id) => ref(id).$ref, io: 'output' }).schemas;
 }
 
@@ -182,6 +184,21 @@ const HEALTH = {
   },
 };
 
+const readinessAnswer = (description: string) => ({ description, content: { 'application/json': { schema: ref('Readiness') } } });
+
+/** Served by our middleware (src/routes/ready-route.ts says why), so no route registration describes it. */
+const READY = {
+  '/ready': {
+    servers: [{ url: '/' }],
+    get: {
+      tags: ['Operations'],
+      operationId: 'ready',
+      summary: 'Readiness: can the service serve requests now?',
+      responses: { '200': readinessAnswer('Every dependency works'), '503': readinessAnswer('A dependency cannot work') },
+    },
+  },
+};
+
 /** Failures of any of our custom routes that does not describe its own (thread API, /stt…). */
 const CUSTOM_ROUTE_ERRORS = {
   '4XX': errorResponse('INVALID_REQUEST for bad parameters or body; NOT_FOUND for a missing (or another owner’s) resource'),
@@ -226,7 +243,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: { ...paths, ...agentOperations(headers), ...HEALTH },
+    paths: { ...paths, ...agentOperations(headers), ...HEALTH, ...READY },
     components: {
       ...native.components,
       schemas: { ...native.components?.schemas, ...hoisted, ...selfContained({ ...responseSchemas(), ...requestSchemas() }, hoisted) },

@@ -2,27 +2,27 @@
  * @module `GET /ready`: readiness for load balancers and orchestrators — 200
  * when the service can serve, 503 otherwise, with one entry per dependency.
  * Open without a token, like `/health` (liveness), and never rate limited.
+ *
+ * Served by the service's middleware chain rather than as a Mastra API route: a Mastra route open
+ * without a token (`requiresAuth: false`) is "framework-public", and Mastra runs no user middleware
+ * for it (no trace id, no query guard), nor for any path it mistakes for it (`/READY`, `/ready/`).
  */
-import { registerApiRoute } from '@mastra/core/server';
-import { z } from 'zod';
-import { readiness } from '../contract/readiness.ts';
+import type { MiddlewareHandler } from 'hono';
 import { checkReadiness, type ReadinessCheck } from '../observability/readiness.ts';
 
 export const READY_PATH = '/ready';
 
-export function createReadyRoute(checks: Record<string, ReadinessCheck>) {
-  const body = { content: { 'application/json': { schema: z.toJSONSchema(readiness) as object } } };
-  return registerApiRoute(READY_PATH, {
-    method: 'GET',
-    requiresAuth: false,
-    openapi: {
-      summary: 'Readiness: can the service serve requests now?',
-      tags: ['Operations'],
-      responses: { 200: { description: 'Every dependency works', ...body }, 503: { description: 'A dependency cannot work', ...body } },
-    },
-    handler: async (c) => {
+/**
+ * Goes ahead of the error envelope: a 503 here is the readiness answer itself, not an error body.
+ * The route gate, later in the chain, answers the other methods with 405.
+ */
+export function createReadyRoute(checks: Record<string, ReadinessCheck>): { path: string; handler: MiddlewareHandler } {
+  return {
+    path: READY_PATH,
+    async handler(c, next) {
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
       const answer = await checkReadiness(checks);
       return c.json(answer, answer.status === 'ready' ? 200 : 503);
     },
-  });
+  };
 }
