@@ -262,11 +262,15 @@ function sttConfig(e: Env): SttConfig {
   return { provider, apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES, local };
 }
 
+/** Settings `@ai-sdk/openai` also reads from the environment. */
+const AI_SDK_ENV_KEYS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] as const;
+
 /**
  * The environment's configuration, for the entry points, with the project root's
  * `.env` (variables already set win; `MASTRA_SKIP_DOTENV=true`, Mastra's own switch,
  * skips it). A bad configuration is an operator's mistake, not a crash: one
- * message, exit 1, no stack trace.
+ * message, exit 1, no stack trace. An entry point calls it before it imports the
+ * service (`@ai-sdk/openai` reads the environment as it loads).
  */
 export function loadConfig(): Config {
   const root = findProjectRoot();
@@ -277,6 +281,8 @@ export function loadConfig(): Config {
     const config = parseConfig(process.env);
     // Mastra reads its switch from the environment, and reports usage from every server it starts unless it is set.
     process.env.MASTRA_TELEMETRY_DISABLED = String(!config.mastraTelemetry);
+    // The AI SDK reads these itself, and refuses an empty base URL as it loads: empty means unset for it too.
+    for (const key of AI_SDK_ENV_KEYS) if (process.env[key] === '') delete process.env[key];
     return config;
   } catch (error) {
     console.error((error as Error).message);

@@ -3,12 +3,14 @@
  * environment's configuration, without the Studio UI (`npm run dev` has it).
  */
 import type { Server } from 'node:http';
-import { createNodeServer } from '@mastra/deployer/server';
 import { loadConfig } from '../mastra.config.ts';
-import { createMastra, SERVER_OPTIONS } from './app.ts';
-import { applyReadTimeouts } from './security/read-timeouts.ts';
 
+// First, then the service: see loadConfig.
 const config = loadConfig();
+const { createNodeServer } = await import('@mastra/deployer/server');
+const { createMastra, SERVER_OPTIONS } = await import('./app.ts');
+const { applyReadTimeouts } = await import('./security/read-timeouts.ts');
+
 const server = (await createNodeServer(createMastra(config), SERVER_OPTIONS)) as Server;
 // At once, before any request: see src/security/read-timeouts.ts.
 applyReadTimeouts(server, config.server);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runServiceToExit } from './fixtures/service.ts';
+import { runServiceToExit, startService, tempDatabaseUrl } from './fixtures/service.ts';
 
 const PROJECT_ROOT = join(import.meta.dirname, '..');
 
@@ -21,6 +21,18 @@ describe('configuration', () => {
     expect(output).toContain('LOG_LEVEL:');
     expect(output).toMatch(/DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//);
     expect(output).not.toMatch(/\n\s+at /);
+  });
+
+  it('starts with the empty values a copied .env.example or compose gives: empty means the default, for the AI SDK too', async () => {
+    // @ai-sdk/openai reads OPENAI_BASE_URL itself as it loads, and refused an empty one: the process exited with a stack.
+    const service = await startService({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: '', STT_BASE_URL: '', DATABASE_URL: tempDatabaseUrl() });
+    try {
+      const ready = await fetch(`${service.url}/ready`);
+      expect(ready.status).toBe(200);
+      expect((await ready.json()).checks.model).toEqual({ ok: true, detail: 'gpt-4o-mini via the Chat Completions API' });
+    } finally {
+      await service.stop();
+    }
   });
 });
 
@@ -43,5 +55,27 @@ describe('local files: one database for npm start, npm run dev and the built out
       env: { PATH: process.env.PATH, OPENAI_API_KEY: 'k' },
     });
     expect(JSON.parse(stdout)).toEqual({ databaseUrl: `file:${join(checkout, 'data', 'companion.db')}`, model: 'from-the-root' });
+  });
+});
+
+describe('.env.example copied as it is', () => {
+  it('is a configuration the service and the AI SDK both accept: its empty values mean the defaults', async () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'companion-checkout-'));
+    writeFileSync(join(checkout, 'package.json'), JSON.stringify({ name: 'companion-agent', type: 'module' }));
+    copyFileSync(join(PROJECT_ROOT, 'mastra.config.ts'), join(checkout, 'mastra.config.ts'));
+    copyFileSync(join(PROJECT_ROOT, '.env.example'), join(checkout, '.env'));
+    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    // The order of the entry points: the configuration, then the provider (it reads the environment as it loads).
+    const script = `import('${join(checkout, 'mastra.config.ts')}').then(async ({ loadConfig }) => {
+      const { model } = loadConfig();
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      createOpenAI({ apiKey: model?.apiKey, baseURL: model?.baseURL }).chat('gpt-4o-mini');
+      console.log(JSON.stringify({ model }));
+    })`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: checkout,
+      env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-test' },
+    });
+    expect(JSON.parse(stdout).model).toMatchObject({ apiKey: 'sk-test', api: 'chat', id: 'gpt-4o-mini' });
   });
 });

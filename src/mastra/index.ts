@@ -2,7 +2,11 @@
  * @module The Mastra instance `mastra dev` (Studio) and `mastra build` look for,
  * built by the composition root from the environment's configuration.
  */
-import { loadConfig } from '../../mastra.config.ts';
-import { createMastra } from '../app.ts';
 
-export const mastra = createMastra(loadConfig());
+// The configuration first, then the service (see loadConfig). Both imported here, not at the top: a bundle
+// that kept the configuration in this module's chunk would have the service import it back while it waits.
+const { loadConfig } = await import('../../mastra.config.ts');
+const config = loadConfig();
+const { createMastra } = await import('../app.ts');
+
+export const mastra = createMastra(config);
