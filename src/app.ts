@@ -144,8 +144,6 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
     storage: mastraStore(tracing),
     ...(tracing && { observability: tracing.observability }),
     logger,
-    // /docs reads its assets from this package at run time (no import), so `mastra build` must ship it.
-    bundler: { dynamicPackages: ['swagger-ui-dist'] },
     server: {
       port: config.server.port,
       host: config.server.host,

@@ -4,7 +4,8 @@
  * src/contract/openapi.ts): in production our own routes only, in development
  * Mastra's own document as well (Studio's routes). `/docs` renders it with
  * Swagger UI, whose assets come from the `swagger-ui-dist` package, so the
- * page works offline (no CDN).
+ * page works offline (no CDN). They are read as files, which the bundler of
+ * `mastra build` cannot see: `npm run build` copies the package into the output.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

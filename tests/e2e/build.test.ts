@@ -2,11 +2,13 @@
  * `npm run build` as an operator runs it (in a copy of the project): the build
  * ships no data, prints no telemetry errors, and its output is the service —
  * started the documented way, it answers the probes and a turn, on the same
- * database as `npm start`, and transcribes speech with the local engine.
+ * database as `npm start`, transcribes speech with the local engine, and runs
+ * from a copy of the output alone, as a container holds it.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIStandIn, type OpenAIStandIn } from '../fixtures/openai-stand-in.ts';
@@ -29,11 +31,11 @@ const output = () => join(project.root, '.mastra', 'output');
 async function serviceEnv(extra: Record<string, string>) {
   const port = await freePort();
   const env = isolatedEnv({
+    ...standInEnv(model, weather),
+    LOG_LEVEL: 'warn',
     ...extra,
     PORT: String(port),
     HOST: '127.0.0.1',
-    ...standInEnv(model, weather),
-    LOG_LEVEL: 'warn',
   });
   return { env, url: `http://127.0.0.1:${port}` };
 }
@@ -140,5 +142,26 @@ describe('npm run build', () => {
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ transcript: said, success: true, engine: 'local', language: 'en' });
     }, { STT_PROVIDER: 'local' });
+  });
+  it('runs from a copy of the output alone, as a container holds it: /docs has its Swagger UI', async () => {
+    // Hard links: the same files at another path, with no project (and no project node_modules) around them.
+    const copy = mkdtempSync(join(tmpdir(), 'companion-output-'));
+    execFileSync('cp', ['-al', `${output()}/.`, copy]);
+    try {
+      await withService(join(copy, 'index.mjs'), copy, async (url) => {
+        expect((await fetch(`${url}/docs`)).status).toBe(200);
+        for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js']) expect((await fetch(`${url}/docs/${asset}`)).status, asset).toBe(200);
+      }, { DATA_DIR: join(copy, 'data') });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('starts with the empty settings .env.example has (and compose passes): empty means the default', async () => {
+    await withService(join(output(), 'index.mjs'), output(), async (url) => {
+      const ready = await fetch(`${url}/ready`);
+      expect(ready.status).toBe(200);
+      expect((await ready.json()).checks.model).toEqual({ ok: true, detail: 'gpt-4o-mini via the Chat Completions API' });
+    }, { OPENAI_BASE_URL: '', OPENAI_API_KEY: 'sk-test', STT_PROVIDER: '', STT_BASE_URL: '', MODEL: '' });
   });
 });
