@@ -184,6 +184,19 @@ describe('native protocol: the header selects a wire format and grants nothing',
     expect((await response.json()).details).toEqual({ field: 'requestContext', refused: ['companion.stateless'] });
   });
 
+  it('holds a personality sent in the query string to the same rule as one in the body', async () => {
+    const query = encodeURIComponent(JSON.stringify({ personality: 'nope' }));
+    const response = await service.post(`${GENERATE}?requestContext=${query}`, { messages: 'Hi' }, NATIVE);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', error: expect.stringContaining('requestContext.personality') });
+    expect(service.model.requests).toHaveLength(0);
+
+    service.model.script({ text: 'Namaste.' });
+    const guru = encodeURIComponent(JSON.stringify({ personality: 'guru' }));
+    expect((await service.post(`${GENERATE}?requestContext=${guru}`, { messages: 'Hi' }, NATIVE)).status).toBe(200);
+    expect(service.model.requests[0].messages[0].content).toContain('You are the Guru');
+  });
+
   it("answers another user's thread as not found, and nothing of it reaches the model or changes", async () => {
     const before = await storeSnapshot(await service.store());
     for (const path of [GENERATE, STREAM]) {

@@ -29,6 +29,12 @@ const nativeMemory = z.strictObject({
   resource: safeId('memory.resource').optional(),
 });
 
+/** What a native client may set in the request context, in the body or as `?requestContext=`: the voice. */
+const nativeRequestContext = z.strictObject({ personality: personality.optional() });
+
+/** The request context as Mastra merged it (the query's reaches it without the body's schema), checked as the body's field. */
+export const nativeContextField = z.object({ requestContext: nativeRequestContext });
+
 export const nativeAgentRequest = z.strictObject({
   messages: z
     .union([z.string().min(1, 'messages must not be empty'), z.array(nativeMessage).min(1).max(MAX_MESSAGES)], {
@@ -36,7 +42,7 @@ export const nativeAgentRequest = z.strictObject({
     })
     .refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER),
   memory: nativeMemory.optional(),
-  requestContext: z.strictObject({ personality: personality.optional() }).optional(),
+  requestContext: nativeRequestContext.optional(),
   runId: safeId('runId').optional(),
   maxSteps: z.number().int().min(1).max(MAX_NATIVE_STEPS).optional(),
 });

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
 import { CLIENT_GONE, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
-import { nativeAgentRequest, playgroundAgentRequest, type NativeMemory } from '../contract/native-request.ts';
+import { nativeAgentRequest, nativeContextField, playgroundAgentRequest, type NativeMemory } from '../contract/native-request.ts';
 import { redactRequestBody } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
@@ -38,7 +38,7 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   const schema = options.mode === 'production' ? nativeAgentRequest : playgroundAgentRequest;
   const parsed = schema.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
-  if (options.mode === 'production') checkRequestContextKeys(c);
+  if (options.mode === 'production') checkRequestContext(c);
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
   const turn = await startTurn(thread, clientSignal, options.turns);
@@ -53,9 +53,13 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   return turn;
 }
 
-/** Keys the server sets (auth, Studio) are reserved; a client may only choose the voice. */
-function checkRequestContextKeys(c: Context) {
-  const clientKeys = [...c.get('requestContext').keys()].filter((key) => !isReservedRequestContextKey(key));
+/**
+ * Keys the server sets (auth, Studio) are reserved; a client may only choose the voice, and only one
+ * that exists. The query's `?requestContext=` reaches the context without passing the body's schema.
+ */
+function checkRequestContext(c: Context) {
+  const context = c.get('requestContext');
+  const clientKeys = [...context.keys()].filter((key) => !isReservedRequestContextKey(key));
   const refused = clientKeys.filter((key) => !CLIENT_CONTEXT_KEYS.has(key));
   if (refused.length > 0) {
     throw invalidRequest(`requestContext may only hold ${[...CLIENT_CONTEXT_KEYS].join(', ')}; refused: ${refused.join(', ')}`, {
@@ -63,6 +67,8 @@ function checkRequestContextKeys(c: Context) {
       refused,
     });
   }
+  const parsed = nativeContextField.safeParse({ requestContext: Object.fromEntries(clientKeys.map((key) => [key, context.get(key)])) });
+  if (!parsed.success) throw fromZodError(parsed.error);
 }
 
 /**
