@@ -2,14 +2,19 @@
  * POST /stt in a real server process, where it matters: an upload over 25 MB is refused before it has
  * been sent whole, and four transcriptions in flight leave `/health` answering. (That the server keeps
  * no copy of an upload is src/routes/custom-route-body.test.ts's: its resident memory also counts
- * garbage not yet collected, about twice the bytes read, so it cannot tell.)
+ * garbage not yet collected, about twice the bytes read, so it cannot tell.) And a service stopped with
+ * SIGTERM leaves no temporary files of its local engine behind.
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_AUDIO_BYTES } from '../src/contract/stt.ts';
 import { audioFixtures, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { startService, type RunningService } from './fixtures/service.ts';
+import { requireSpeechTools, speech } from './fixtures/speech.ts';
 
 const MB = 1024 * 1024;
 
@@ -122,5 +127,23 @@ describe('four transcriptions at once', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect(answers.map((answer) => answer.body.transcript).sort()).toEqual([...texts].sort());
     expect(answers.every((answer) => answer.body.engine === 'openai' && answer.body.durationSeconds > 0)).toBe(true);
+  });
+});
+
+describe('the local engine in a service stopped with SIGTERM', () => {
+  it('leaves none of its temporary files behind (its vocabulary model is written on first use)', async () => {
+    await requireSpeechTools();
+    const tmp = mkdtempSync(join(tmpdir(), 'companion-tmp-'));
+    const local = await startService({ STT_PROVIDER: 'local', DATABASE_URL: 'none', TMPDIR: tmp });
+    try {
+      const form = new FormData();
+      form.append('audio', new Blob([readFileSync(await speech('hello there', 'wav'))], { type: 'audio/wav' }), 'hello.wav');
+      expect((await fetch(`${local.url}/stt`, { method: 'POST', body: form })).status).toBe(200);
+      expect(readdirSync(tmp).filter((name) => name.startsWith('stt-vocabulary-'))).toHaveLength(1);
+    } finally {
+      await local.stop('SIGTERM');
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+    rmSync(tmp, { recursive: true, force: true });
   });
 });

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,12 +60,15 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   const settings: LocalEngineOptions & typeof LOCAL_ENGINE_DEFAULTS = { ...LOCAL_ENGINE_DEFAULTS, ...given };
   let companionDir: string | undefined;
   let pool: Promise<SphinxPool> | undefined;
+  const removeCompanionDir = () => companionDir && rmSync(companionDir, { recursive: true, force: true });
 
   /** The pool, made on first use, once the companion model (if any) is written for its workers to load. */
   async function createPool(): Promise<SphinxPool> {
     const decoder: DecoderSettings = { modelDir: settings.modelDir, libraryPath: settings.libraryPath };
     if (settings.vocabulary) {
       companionDir = await mkdtemp(join(settings.tempDir, 'stt-vocabulary-'));
+      // Mastra's server ends the process on SIGTERM without closing the service's parts: the files go then too.
+      process.once('exit', removeCompanionDir);
       const files = await writeCompanionModel(companionDir, settings.vocabulary, modelFiles(settings.modelDir).dictionary);
       decoder.companion = { ...files, weight: COMPANION_WEIGHT };
     }
@@ -119,6 +123,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
 
     async close() {
       await (await pool?.catch(() => undefined))?.close();
+      process.off('exit', removeCompanionDir);
       if (companionDir) await rm(companionDir, { recursive: true, force: true });
     },
   };
