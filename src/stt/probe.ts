@@ -48,6 +48,7 @@ export const PCM_OUTPUT_OPTIONS = ['-ac', '1', '-ar', String(SAMPLE_RATE), '-f',
 export async function probeAudio(path: string, { signal, pcmPath }: ProbeOptions = {}): Promise<ProbedAudio> {
   const candidates = formatsBySignature(await readHead(path));
   if (candidates.length === 0) throw unsupportedAudio('its content is not audio in any of these formats');
+  if (candidates.includes('wav')) await completeStreamedWav(path);
   const format = await containedFormat(path, candidates, signal);
   const durationSeconds = await decodedDuration(path, pcmPath, signal);
   if (durationSeconds === 0) throw unsupportedAudio('it contains no audio samples');
@@ -78,6 +79,43 @@ function formatsBySignature(head: Buffer): AudioFormat[] {
   // EBML: WebM, or another Matroska file, which is not accepted; the header's DocType says which.
   if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) return text(0, head.length).includes('webm') ? ['webm'] : [];
   return [];
+}
+
+/** The lengths a WAV writer puts in its header when it cannot know them (it writes to a pipe and cannot seek back). */
+const UNKNOWN_WAV_LENGTHS = new Set([0, 0x7fffffff, 0xffffffff]);
+
+/**
+ * A WAV written to a pipe (ffmpeg or sox to stdout, arecord) says "length unknown" in its header, and ffmpeg
+ * then flags its last packet as corrupt: a complete recording read as a truncated one. The upload is all there
+ * is, so such a header is given the lengths the file has (the upload is the service's own temporary copy).
+ */
+async function completeStreamedWav(path: string): Promise<void> {
+  const file = await open(path, 'r+');
+  try {
+    const { size } = await file.stat();
+    const header = Buffer.alloc(8);
+    // After `RIFF <length> WAVE`, chunks of `<id> <length>`, each padded to an even length.
+    for (let offset = 12; offset + 8 <= size; ) {
+      await file.read({ buffer: header, position: offset });
+      const length = header.readUInt32LE(4);
+      if (header.toString('latin1', 0, 4) !== 'data') {
+        offset += 8 + length + (length % 2);
+        continue;
+      }
+      if (!UNKNOWN_WAV_LENGTHS.has(length)) return;
+      await file.write(uint32(size - offset - 8), 0, 4, offset + 4);
+      await file.write(uint32(size - 8), 0, 4, 4);
+      return;
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+function uint32(value: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32LE(value);
+  return bytes;
 }
 
 interface FfprobeReport {
