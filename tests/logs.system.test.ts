@@ -52,8 +52,8 @@ it('writes every log event as one JSON line, with one access line per request', 
   });
 });
 
-it('logs a model failure by class, code and upstream status, never the prompt, the words or the key', async () => {
-  h.model.script({ error: { status: 500, message: 'upstream exploded while reading the prompt' } });
+it("logs a model failure by class, code and upstream status, never the prompt, the words, the key or the model server's text", async () => {
+  h.model.script({ error: { status: 500, message: 'upstream exploded reading key sk-abc***xyz' } });
   const response = await h.post(GENERATE, userSays('my most private diary entry'));
   expect(response.status).toBe(500);
 
@@ -62,11 +62,29 @@ it('logs a model failure by class, code and upstream status, never the prompt, t
   expect(failure).toMatchObject({ level: 50, code: 'MODEL_ERROR', upstreamStatus: 500, errorClass: 'AI_APICallError' });
   await logEvent((event) => event.msg === 'request' && event.traceId === traceId);
 
+  // Mastra's agent logs the failed call too: without the model server's words (its message is also the stack's first line).
+  const agentLine = await logEvent((event) => event.msg === 'Upstream LLM API error');
+  expect(agentLine?.error).toMatchObject({ name: 'AI_APICallError', statusCode: 500, message: 'The model server answered 500.' });
   const output = h.service.output();
-  expect(output).toContain('Upstream LLM API error');
+  expect(output).not.toContain('sk-abc');
+  expect(output).not.toContain('upstream exploded');
   expect(output).not.toContain('my most private diary entry');
   expect(output).not.toContain('You are the Friend');
   expect(output).not.toContain('test-key');
+});
+
+it("warns of the model server's rate limit passed on as a 429, and writes no failure line for a client's own mistake", async () => {
+  h.model.script({ error: { status: 429, message: 'slow down', headers: { 'retry-after': '20' } } });
+  const limited = await h.post(GENERATE, userSays('Hi'));
+  expect(limited.status).toBe(429);
+  const warning = await logEvent((event) => event.msg === 'request failed' && event.traceId === limited.headers.get('x-trace-id'));
+  expect(warning).toMatchObject({ level: 40, code: 'RATE_LIMITED', status: 429, upstreamStatus: 429 });
+
+  const refused = await h.post(GENERATE, { messages: [] });
+  expect(refused.status).toBe(400);
+  const traceId = refused.headers.get('x-trace-id');
+  expect(await logEvent((event) => event.msg === 'request' && event.traceId === traceId)).toMatchObject({ status: 400 });
+  expect(lines().map((line) => JSON.parse(line)).filter((event) => event.traceId === traceId && event.msg === 'request failed')).toEqual([]);
 });
 
 it("reports the conversation store's failures as JSON lines too, with nothing else in the output", async () => {

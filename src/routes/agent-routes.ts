@@ -8,7 +8,7 @@ import type { ServerMode } from '../security/route-gate.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
 import type { Turn } from '../threads/turn.ts';
 import { prepareAgentCall } from './agent-call.ts';
-import { logServerFailure } from './error-handler.ts';
+import { logFailure } from './error-handler.ts';
 import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
 import './context.ts';
@@ -110,7 +110,7 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
     } finally {
       // The client got the failure as an event, after a 200: the log gets the line a JSON error gets.
       const failure = turn.stopped();
-      if (failure) logServerFailure(c, failure);
+      if (failure) logFailure(c, failure);
       turn.end();
     }
   });

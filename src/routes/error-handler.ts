@@ -19,9 +19,16 @@ export interface ErrorHandlerOptions {
 
 const SUBJECTS = { body: 'request body', query: 'query parameters', path: 'path parameters' } as const;
 
-/** A failure the server answers with a 5xx gets one log line: what `describeFailure` allows, with the request's trace id. */
-export function logServerFailure(c: Context, apiError: ApiError) {
-  if (apiError.status >= 500) c.get('mastra').getLogger().error('request failed', { traceId: c.get('traceId'), ...describeFailure(apiError) });
+/**
+ * A failure the server answers with a 5xx gets one error line, and one the model server caused (its rate limit,
+ * passed on as a 429) a warning: what `describeFailure` allows, with the request's trace id. A client's own
+ * mistakes (the other 4xx) have their access line.
+ */
+export function logFailure(c: Context, apiError: ApiError) {
+  const failure = { traceId: c.get('traceId'), ...describeFailure(apiError) };
+  const logger = c.get('mastra').getLogger();
+  if (apiError.status >= 500) logger.error('request failed', failure);
+  else if (failure.upstreamStatus !== undefined) logger.warn('request failed', failure);
 }
 
 export function createErrorHandlers(options: ErrorHandlerOptions) {
@@ -30,7 +37,7 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
 
   const onError = (error: Error, c: Context): Response => {
     const apiError = toApiError(error);
-    logServerFailure(c, apiError);
+    logFailure(c, apiError);
     return jsonResponse(apiError);
   };
 
