@@ -3,6 +3,7 @@
  * server validates it and documents it in OpenAPI. Paths live outside `/api`,
  * which Mastra reserves for its own routes.
  */
+import type { MiddlewareHandler } from 'hono';
 import { createRoute } from '@mastra/server/server-adapter';
 import type { Mastra } from '@mastra/core/mastra';
 import type { RequestContext } from '@mastra/core/request-context';
@@ -22,6 +23,7 @@ import {
 } from '../contract/thread.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
+import { readJsonBody } from './agent-call.ts';
 import {
   deleteOwnedThread,
   getOwnedThread,
@@ -47,6 +49,18 @@ function ownerOf(requestContext: RequestContext, resourceId: string | undefined)
   }
   return owner;
 }
+
+/**
+ * The rename's body, checked by the agent routes' rules before Mastra parses it: `application/json` only (415),
+ * at most 1 MiB (413), JSON (400), each answer saying which. Mastra's own answers to the last two say only their status.
+ */
+export const threadPatchBody: { path: string; handler: MiddlewareHandler } = {
+  path: '/threads/:threadId',
+  async handler(c, next) {
+    if (c.req.method === 'PATCH') await readJsonBody(c);
+    await next();
+  },
+};
 
 /**
  * `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts);
