@@ -104,6 +104,17 @@ describe('POST /generate: replies', () => {
     ]);
   });
 
+  it("passes a conversation that opens with the companion's greeting as it is: no user turn is made up before it", async () => {
+    h.model.script({ text: 'Glad to hear it.' }, { text: 'Of course.' });
+    const greeting = { role: 'assistant', content: 'Welcome! I am your companion.' };
+    const first = await h.post(GENERATE, { messages: [greeting, { role: 'user', content: 'Thanks' }], threadId: 'greeted', resourceId: 'ada' });
+    expect(first.status).toBe(200);
+    expect(conversationOf(h.model.requests[0])).toEqual([greeting, { role: 'user', content: 'Thanks' }]);
+    // The stored thread opens with it too: the next turn's history starts with the assistant.
+    await h.post(GENERATE, { messages: [{ role: 'user', content: 'Remind me?' }], threadId: 'greeted', resourceId: 'ada' });
+    expect(conversationOf(h.model.requests[1])[0]).toEqual(greeting);
+  });
+
   it('passes a client system message after the agent instructions, which it cannot replace', async () => {
     h.model.script({ text: 'ok' });
     const response = await h.post(GENERATE, {
