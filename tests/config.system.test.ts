@@ -3,7 +3,7 @@
  * whatever the working directory. The parsing itself is tested in process (config.test.ts).
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,35 +36,42 @@ describe('configuration', () => {
   });
 });
 
+/** A checkout of its own (the config module, a package.json, node_modules) whose `.env` holds `envFile`. */
+function configCheckout(envFile: string): string {
+  const checkout = mkdtempSync(join(tmpdir(), 'companion-checkout-'));
+  writeFileSync(join(checkout, 'package.json'), JSON.stringify({ name: 'companion-agent', type: 'module' }));
+  copyFileSync(join(PROJECT_ROOT, 'mastra.config.ts'), join(checkout, 'mastra.config.ts'));
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+  writeFileSync(join(checkout, '.env'), envFile);
+  return checkout;
+}
+
+/** What an ES module `script` prints, parsed, run by a Node process of its own. */
+async function printedBy(script: string, options: { cwd: string; env: Record<string, string | undefined> }) {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], options);
+  return JSON.parse(stdout);
+}
+
 describe('local files: one database for npm start, npm run dev and the built output', () => {
   it('does not depend on the working directory: the database and the .env are the project root\'s', async () => {
-    // A checkout of its own (the config module, a package.json, node_modules) with a .env, run from a folder with another .env.
-    const checkout = mkdtempSync(join(tmpdir(), 'companion-checkout-'));
-    writeFileSync(join(checkout, 'package.json'), JSON.stringify({ name: 'companion-agent', type: 'module' }));
-    copyFileSync(join(PROJECT_ROOT, 'mastra.config.ts'), join(checkout, 'mastra.config.ts'));
-    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
-    writeFileSync(join(checkout, '.env'), 'MODEL=from-the-root\n');
+    // Run from a folder with another .env.
+    const checkout = configCheckout('MODEL=from-the-root\n');
     const elsewhere = mkdtempSync(join(tmpdir(), 'companion-elsewhere-'));
     writeFileSync(join(elsewhere, '.env'), 'MODEL=from-the-working-directory\nDATA_DIR=/from-the-working-directory\n');
     const script = `import('${join(checkout, 'mastra.config.ts')}').then(({ loadConfig }) => {
       const { databaseUrl, model } = loadConfig();
       console.log(JSON.stringify({ databaseUrl, model: model?.id }));
     })`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: elsewhere,
-      env: { PATH: process.env.PATH, OPENAI_API_KEY: 'k' },
+    expect(await printedBy(script, { cwd: elsewhere, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'k' } })).toEqual({
+      databaseUrl: `file:${join(checkout, 'data', 'companion.db')}`,
+      model: 'from-the-root',
     });
-    expect(JSON.parse(stdout)).toEqual({ databaseUrl: `file:${join(checkout, 'data', 'companion.db')}`, model: 'from-the-root' });
   });
 });
 
 describe('.env.example copied as it is', () => {
   it('is a configuration the service and the AI SDK both accept: its empty values mean the defaults', async () => {
-    const checkout = mkdtempSync(join(tmpdir(), 'companion-checkout-'));
-    writeFileSync(join(checkout, 'package.json'), JSON.stringify({ name: 'companion-agent', type: 'module' }));
-    copyFileSync(join(PROJECT_ROOT, 'mastra.config.ts'), join(checkout, 'mastra.config.ts'));
-    copyFileSync(join(PROJECT_ROOT, '.env.example'), join(checkout, '.env'));
-    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+    const checkout = configCheckout(readFileSync(join(PROJECT_ROOT, '.env.example'), 'utf8'));
     // The order of the entry points: the configuration, then the provider (it reads the environment as it loads).
     const script = `import('${join(checkout, 'mastra.config.ts')}').then(async ({ loadConfig }) => {
       const { model } = loadConfig();
@@ -72,10 +79,7 @@ describe('.env.example copied as it is', () => {
       createOpenAI({ apiKey: model?.apiKey, baseURL: model?.baseURL }).chat('gpt-4o-mini');
       console.log(JSON.stringify({ model }));
     })`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: checkout,
-      env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-test' },
-    });
-    expect(JSON.parse(stdout).model).toMatchObject({ apiKey: 'sk-test', api: 'chat', id: 'gpt-4o-mini' });
+    const printed = await printedBy(script, { cwd: checkout, env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-test' } });
+    expect(printed.model).toMatchObject({ apiKey: 'sk-test', api: 'chat', id: 'gpt-4o-mini' });
   });
 });

@@ -163,40 +163,22 @@ function agentOperations(headers: SpecHeaders) {
   };
 }
 
-const HEALTH = {
-  '/health': {
-    servers: [{ url: '/' }],
-    get: {
-      tags: ['system'],
-      operationId: 'health',
-      summary: 'Liveness: the process is up',
-      responses: {
-        '200': {
-          description: 'The service is up',
-          content: {
-            'application/json': {
-              schema: { type: 'object', properties: { success: { const: true } }, required: ['success'] },
-            },
-          },
-        },
-      },
-    },
-  },
-};
+const jsonAnswer = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
 
-const readinessAnswer = (description: string) => ({ description, content: { 'application/json': { schema: ref('Readiness') } } });
+/** A probe at the server's root (outside Mastra's `/api`), which no route registration describes. */
+const probe = (path: string, operationId: string, summary: string, responses: Json) => ({
+  [path]: { servers: [{ url: '/' }], get: { tags: ['Operations'], operationId, summary, responses } },
+});
 
-/** Served by our middleware (src/routes/ready-route.ts says why), so no route registration describes it. */
-const READY = {
-  '/ready': {
-    servers: [{ url: '/' }],
-    get: {
-      tags: ['Operations'],
-      operationId: 'ready',
-      summary: 'Readiness: can the service serve requests now?',
-      responses: { '200': readinessAnswer('Every dependency works'), '503': readinessAnswer('A dependency cannot work') },
-    },
-  },
+/** Mastra's own `/health`, and our `/ready` (served by middleware: src/routes/ready-route.ts says why). */
+const PROBES = {
+  ...probe('/health', 'health', 'Liveness: the process is up', {
+    '200': jsonAnswer('The service is up', { type: 'object', properties: { success: { const: true } }, required: ['success'] }),
+  }),
+  ...probe('/ready', 'ready', 'Readiness: can the service serve requests now?', {
+    '200': jsonAnswer('Every dependency works', ref('Readiness')),
+    '503': jsonAnswer('A dependency cannot work', ref('Readiness')),
+  }),
 };
 
 /** Failures of any of our custom routes that does not describe its own (thread API, /stt…). */
@@ -243,7 +225,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: { ...paths, ...agentOperations(headers), ...HEALTH, ...READY },
+    paths: { ...paths, ...agentOperations(headers), ...PROBES },
     components: {
       ...native.components,
       schemas: { ...native.components?.schemas, ...hoisted, ...selfContained({ ...responseSchemas(), ...requestSchemas() }, hoisted) },

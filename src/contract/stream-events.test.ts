@@ -63,31 +63,16 @@ describe('the stream event mapper', () => {
     ]);
   });
 
-  it('reports a failed tool as a tool-result with isError and the error message', () => {
-    const [mapped] = mapRun([
-      chunk('tool-error', { toolCallId: 'c', toolName: 'weatherTool', error: new Error('Location "Atlantis" was not found') }),
-    ]);
-    expect(mapped).toEqual({
-      kind: 'event',
-      event: {
-        type: 'tool-result',
-        payload: { toolCallId: 'c', toolName: 'weatherTool', result: { error: 'Location "Atlantis" was not found' }, isError: true },
-        runId: RUN,
-      },
-    });
-  });
+  const CALL = { toolCallId: 'c', toolName: 'weatherTool' };
+  const REFUSAL = { error: true, message: 'Tool input validation failed for weatherTool.', validationErrors: { fields: {} } };
 
-  it('reports arguments the tool refused as a failed tool-result', () => {
-    const refusal = { error: true, message: 'Tool input validation failed for weatherTool.', validationErrors: { fields: {} } };
-    const [mapped] = mapRun([chunk('tool-result', { toolCallId: 'c', toolName: 'weatherTool', result: refusal })]);
-    expect(mapped).toEqual({
-      kind: 'event',
-      event: {
-        type: 'tool-result',
-        payload: { toolCallId: 'c', toolName: 'weatherTool', result: { error: 'Tool input validation failed for weatherTool.' }, isError: true },
-        runId: RUN,
-      },
-    });
+  it.each([
+    ['a tool that failed', chunk('tool-error', { ...CALL, error: new Error('Location "Atlantis" was not found') }), 'Location "Atlantis" was not found'],
+    ['arguments the tool refused', chunk('tool-result', { ...CALL, result: REFUSAL }), REFUSAL.message],
+  ])('reports %s as a tool-result with isError and the message the model was given', (_case, toolChunk, message) => {
+    expect(mapRun([toolChunk])).toEqual([
+      { kind: 'event', event: { type: 'tool-result', payload: { ...CALL, result: { error: message }, isError: true }, runId: RUN } },
+    ]);
   });
 
   it('drops chunks SPEC has no event for, and empty text deltas', () => {
