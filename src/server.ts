@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import { loadConfig } from '../mastra.config.ts';
 
-// First, then the service: see loadConfig.
+// The configuration first, then the service (see loadConfig: the AI SDK reads the environment as it loads).
 const config = loadConfig();
 const { createNodeServer } = await import('@mastra/deployer/server');
 const { createMastra, SERVER_OPTIONS } = await import('./app.ts');

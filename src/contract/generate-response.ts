@@ -21,7 +21,6 @@ import {
   toSpecUsage,
   usageSchema,
   type ConversationIds,
-  type SpecToolResult,
   type SpecUsage,
 } from './shapes.ts';
 import { redactRequestBody } from './redact.ts';
@@ -180,16 +179,12 @@ function mapSteps<OUTPUT>(
 function stepTools<OUTPUT>(step: LLMStepResult<OUTPUT>, toolFailures: Map<string, string>) {
   const calls = (step.toolCalls ?? []).map(({ payload }) => ({ call: toSpecToolCall(payload), dynamic: payload.dynamic === true }));
   const succeeded = new Map((step.toolResults ?? []).map(({ payload }) => [payload.toolCallId, payload]));
-  const results: Array<{ result: SpecToolResult; dynamic: boolean }> = [];
-  for (const { call, dynamic } of calls) {
+  const results = calls.flatMap(({ call, dynamic }) => {
     const success = succeeded.get(call.toolCallId);
     const failure = toolFailures.get(call.toolCallId);
-    if (success) results.push({ result: toSpecToolResult(success), dynamic });
-    else if (failure !== undefined) results.push({ result: toSpecToolFailure(call, failure), dynamic });
-    succeeded.delete(call.toolCallId);
-  }
-  // A result without a call in this step (none is known to exist) is still the run's.
-  for (const payload of succeeded.values()) results.push({ result: toSpecToolResult(payload), dynamic: payload.dynamic === true });
+    if (success) return [{ result: toSpecToolResult(success), dynamic }];
+    return failure === undefined ? [] : [{ result: toSpecToolFailure(call, failure), dynamic }];
+  });
   return { calls, results };
 }
 

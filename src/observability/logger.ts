@@ -31,7 +31,7 @@ export function createLogger(options: { level: LogLevel; format: LogFormat }) {
  * own words: its message, from the response body, is also the first line of its stack, and a 401's can quote part
  * of the key. Its status, URL and whether it may be retried are kept; the response headers (cookies) go too.
  */
-export function withoutModelServerText(entry: Record<string, unknown>): Record<string, unknown> {
+function withoutModelServerText(entry: Record<string, unknown>): Record<string, unknown> {
   const error = entry.error as Record<string, unknown> | undefined;
   if (error?.name !== 'AI_APICallError') return entry;
   const { message: _message, stack: _stack, responseHeaders: _headers, ...rest } = error;
