@@ -171,6 +171,12 @@ describe('a client hanging up mid-turn', () => {
     client.abort();
     await expectNextTurnAnswers(ids);
     expect(h.weather.requests).toHaveLength(1);
+    // The stopped turn's reply, a tool call the model never got to answer, reads back as interrupted.
+    const stored = await fetch(`${h.service.url}/threads/${ids.threadId}/messages?resourceId=${ids.resourceId}`);
+    expect((await stored.json()).messages.slice(0, 2)).toMatchObject([
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: '', interrupted: true },
+    ]);
   });
 });
 

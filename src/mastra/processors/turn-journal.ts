@@ -25,8 +25,11 @@ import type {
 
 export const INTERRUPTED_KEY = 'interrupted';
 
-/** Finish reasons of a turn that did not end as the model meant it to. */
-const FAILED_FINISH_REASONS = new Set(['error', 'aborted']);
+/**
+ * Finish reasons of a turn that did not end as the model meant it to. A run that ends on its tool calls never
+ * got the model's answer to them: it was stopped while a tool ran (its client left, a time limit), or ran out of steps.
+ */
+const FAILED_FINISH_REASONS = new Set(['error', 'aborted', 'tool-calls']);
 
 /** What one turn's journal keeps between chunks (Mastra's per-request processor state). */
 interface JournalState {
