@@ -53,16 +53,19 @@ export async function pipeSpecEvents(run: StreamedRun, client: StreamClient, tur
   const writer = createWriter(client, turn, timing);
   const keepAlive = startKeepAlive(writer, timing.keepAliveMs);
   const send = (event: SpecEvent) => writer.write(`data: ${JSON.stringify(event)}\n\n`, turn.signal);
+  const tools = runningTools();
 
   try {
     for (;;) {
-      const next = await readWithin(reader, timing.idleTimeoutMs, turn.signal);
+      // The model's silence is bounded, not a tool's: a tool has its own limit (TOOL_TIMEOUT_MS), the turn its own.
+      const next = await readWithin(reader, tools.running() ? undefined : timing.idleTimeoutMs, turn.signal);
       if (next === STOPPED) break;
       if (next === IDLE) {
         turn.abort(modelTimedOut('idle', timing.idleTimeoutMs));
         break;
       }
       if (next.done) return;
+      tools.track(next.value);
       // A run whose reply could not be stored has failed, whatever its finish says.
       if (next.value.type === 'finish' && run.error !== undefined) {
         turn.abort(toApiError(run.error));
@@ -126,16 +129,31 @@ export async function settle<T>(reader: Pick<ReadableStreamDefaultReader<T>, 're
   reader.cancel().catch(() => {});
 }
 
-function readWithin<T>(reader: ReadableStreamDefaultReader<T>, idleMs: number, stop: AbortSignal) {
+/** The run's tool calls that have no result yet: while one runs, the model is waiting, not silent. */
+function runningTools() {
+  const calls = new Set<string>();
+  return {
+    running: () => calls.size > 0,
+    track(chunk: ChunkType) {
+      if (chunk.type === 'tool-call') calls.add(chunk.payload.toolCallId);
+      else if (chunk.type === 'tool-result' || chunk.type === 'tool-error') calls.delete(chunk.payload.toolCallId);
+    },
+  };
+}
+
+/** The next chunk, or `IDLE` after `idleMs` without one (never, without a limit). */
+function readWithin<T>(reader: ReadableStreamDefaultReader<T>, idleMs: number | undefined, stop: AbortSignal) {
   return within(reader.read(), idleMs, stop).then((outcome) => (outcome === TIMED_OUT ? IDLE : outcome));
 }
 
-/** `work`'s result, or `TIMED_OUT` after `ms`, or `STOPPED` once `stop` aborts, whichever comes first. */
-async function within<T>(work: Promise<T>, ms: number, stop?: AbortSignal): Promise<T | typeof TIMED_OUT | typeof STOPPED> {
+/** `work`'s result, or `TIMED_OUT` after `ms` (if given), or `STOPPED` once `stop` aborts, whichever comes first. */
+async function within<T>(work: Promise<T>, ms: number | undefined, stop?: AbortSignal): Promise<T | typeof TIMED_OUT | typeof STOPPED> {
   if (stop?.aborted) return STOPPED;
   let timer: NodeJS.Timeout | undefined;
   let onStop: (() => void) | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(resolve, ms, TIMED_OUT)));
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+    if (ms !== undefined) timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
   const stopped = new Promise<typeof STOPPED>((resolve) => {
     onStop = () => resolve(STOPPED);
     stop?.addEventListener('abort', onStop, { once: true });
