@@ -157,7 +157,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         queryGuard,
         createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
         errors.envelope,
-        createRouteGate({ mode: config.server.mode }),
+        createRouteGate({ mode: config.server.mode, authenticated: auth !== undefined }),
         ...securityMiddleware(config, auth, rateLimitStore),
         threadClaimGuard(),
         queueMastraDeletions(turnLock),

@@ -5,6 +5,7 @@ import { GENERATE, startApp, STREAM, userSays, withApp, type AppHarness } from '
 import { POLLUTED_QUERY_KEYS as KEYS, ROUTE_FAMILIES as FAMILIES } from './fixtures/query-pollution.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
+import { hs256, TEST_JWT_SECRET } from './fixtures/tokens.ts';
 import { seedVictim, VICTIM } from './fixtures/victim.ts';
 
 /**
@@ -80,6 +81,18 @@ describe('the development surface (npm run dev, for Studio)', () => {
     const wrongMethod = await service.app.request(GENERATE);
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
+  });
+
+  it("closes traces, logs and scores when authentication is on: they answer every user's turns to any caller", async () => {
+    const token = await hs256({ sub: 'bob' });
+    await withApp({ MASTRA_DEV: 'true', MASTRA_JWT_SECRET: TEST_JWT_SECRET }, async (withAuth) => {
+      for (const path of ['/api/observability/traces', '/api/logs', '/api/scores/scorers']) {
+        const response = await withAuth.app.request(path, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status, path).toBe(404);
+      }
+      // Mastra's memory routes stay open for Studio: they answer the caller's own threads only.
+      expect((await withAuth.app.request('/api/memory/threads?agentId=companionAgent', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    });
   });
 
   it('answers an unknown API path with a JSON 404', async () => {

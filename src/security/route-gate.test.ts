@@ -4,13 +4,13 @@ import { errorBody, toApiError } from '../contract/errors.ts';
 import { createRouteGate, PUBLIC_ROUTES, type ServerMode } from './route-gate.ts';
 
 /** The gate in front of an app that answers every method on every path, as Mastra's ~420 routes would. */
-function gatedApp(mode: ServerMode) {
+function gatedApp(mode: ServerMode, authenticated = false) {
   const app = new Hono();
   app.onError((error) => {
     const apiError = toApiError(error);
     return Response.json(errorBody(apiError, { isDevelopment: false }), { status: apiError.status, headers: apiError.headers });
   });
-  app.use('*', createRouteGate({ mode }));
+  app.use('*', createRouteGate({ mode, authenticated }));
   app.all('*', (c) => c.text('framework route'));
   return app;
 }
@@ -85,5 +85,27 @@ describe('createRouteGate in development', () => {
     const response = await app.request('/api/agents/companionAgent/generate');
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('createRouteGate in development with authentication on', () => {
+  const UNSCOPED = [
+    ['GET', '/api/observability/traces'],
+    ['GET', '/api/observability/traces/t-1'],
+    ['POST', '/api/observability/traces/query'],
+    ['GET', '/api/logs'],
+    ['GET', '/api/logs/run-1'],
+    ['GET', '/api/scores/scorers'],
+  ];
+
+  it.each(UNSCOPED)("closes %s %s, which answer every user's turns to any caller", async (method, path) => {
+    const response = await gatedApp('development', true).request(path, { method });
+    expect(response.status).toBe(404);
+    expect((await response.json()).code).toBe('NOT_FOUND');
+  });
+
+  it('leaves them open without authentication, where the developer is the one user, and the rest open either way', async () => {
+    for (const [method, path] of UNSCOPED) expect((await gatedApp('development').request(path, { method })).status).toBe(200);
+    expect((await gatedApp('development', true).request('/api/memory/threads')).status).toBe(200);
   });
 });

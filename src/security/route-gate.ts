@@ -17,6 +17,8 @@ export type ServerMode = 'production' | 'development';
 
 export interface RouteGateOptions {
   mode: ServerMode;
+  /** Authentication is on: the server has several users, and `UNSCOPED_WITH_USERS` is closed too. */
+  authenticated: boolean;
 }
 
 export interface PublicRoute {
@@ -51,6 +53,13 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
  */
 export const CLOSED_IN_EVERY_MODE: readonly PublicRoute[] = [{ method: 'POST', path: '/api/agents/:agentId/network' }];
 
+/**
+ * Closed in development when authentication is on: Mastra's traces, logs and scores of every user's turns
+ * (prompts and replies included), which its routes answer to any authenticated caller, unscoped. Without
+ * authentication the development server has one user, its developer, and Studio shows them.
+ */
+export const UNSCOPED_WITH_USERS: readonly string[] = ['/api/observability/*', '/api/logs', '/api/logs/*', '/api/scores', '/api/scores/*'];
+
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
@@ -58,8 +67,9 @@ export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
   const router = new TrieRouter<PublicRoute>();
   for (const route of PUBLIC_ROUTES) router.add(route.method, route.path, route);
   const allows = (method: string, path: string) => router.match(method, path)[0].length > 0;
-  const closed = new TrieRouter<PublicRoute>();
+  const closed = new TrieRouter<PublicRoute | string>();
   for (const route of CLOSED_IN_EVERY_MODE) closed.add(route.method, route.path, route);
+  if (options.authenticated) for (const path of UNSCOPED_WITH_USERS) closed.add('ALL', path, path);
 
   return async (c, next) => {
     const path = c.req.path;
