@@ -86,7 +86,9 @@ function createTurnLock(config: Config, logger: IMastraLogger): TurnLock {
 /** Several replicas on one PostgreSQL share each client's count; otherwise it is counted in process. */
 function createRateLimitStore(config: Config, logger: IMastraLogger): PostgresRateLimitStore | undefined {
   if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return undefined;
-  return new PostgresRateLimitStore(config.databaseUrl, (error) => logger.warn('rate limit store connection lost', { error: error.message }));
+  return new PostgresRateLimitStore(config.databaseUrl, (error) =>
+    logger.warn('rate limit store unavailable; counting in this process until it answers', { error: error.message }),
+  );
 }
 
 /** Studio (development only) must load its page before its user can give it a token. */

@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { parseConfig } from '../mastra.config.ts';
 import { createApp } from '../src/app.ts';
 import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
-import { tempDatabaseUrl } from './fixtures/service.ts';
+import { freePort, tempDatabaseUrl } from './fixtures/service.ts';
 import { standInEnv } from './fixtures/stand-in-env.ts';
 import { call, hs256, TEST_JWT_SECRET as SECRET } from './fixtures/tokens.ts';
 
@@ -234,6 +234,14 @@ describe('rate limiting', () => {
 
     vi.setSystemTime(Date.now() + 61_000);
     expect((await call(app, 'GET', '/threads', { token: dan })).status).toBe(200);
+  });
+
+  it('counts in process while the shared PostgreSQL store does not answer: turns that need no database go on, limited', async () => {
+    const { app } = await openApp(configFor({ DATABASE_URL: `postgres://companion@127.0.0.1:${await freePort()}/down`, RATE_LIMIT_PER_MINUTE: '2' }));
+    model.script({ text: 'One.' }, { text: 'Two.' });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(app, 'POST', GENERATE, { body: { messages: [{ role: 'user', content: 'Hi' }] } })).status);
+    expect(statuses).toEqual([200, 200, 429]);
   });
 
   it('counts by address without auth, and not at all with RATE_LIMIT_PER_MINUTE=0', async () => {
