@@ -42,6 +42,22 @@ it('lets a native client choose the personality through the request context', as
   expect(h.model.requests[0].messages[0].content.startsWith('You are the Guru')).toBe(true);
 });
 
+it("opens a native client's thread as a SPEC turn does: titled from its first message, in the voice it remembers", async () => {
+  h.model.script({ text: 'Namaste.' }, { text: 'Again.' }, { text: 'Still.' });
+  const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' } });
+  const agent = client.getAgent('companionAgent');
+  type Options = Parameters<typeof agent.generate>[1];
+  const memory = { thread: 'native-voice', resource: 'ada' };
+  await agent.generate('Teach me to sit still for a while', { memory, requestContext: { personality: 'guru' } } as unknown as Options);
+  // Named once: the next native turn and a SPEC turn on the thread speak as the Guru too.
+  await agent.generate('And then?', { memory } as unknown as Options);
+  await h.post(GENERATE, { ...userSays('One more?'), threadId: 'native-voice', resourceId: 'ada' });
+  expect(h.model.requests.map((request) => request.messages[0].content.split(':')[0])).toEqual(['You are the Guru', 'You are the Guru', 'You are the Guru']);
+
+  const thread = await (await h.get('/threads/native-voice?resourceId=ada')).json();
+  expect(thread).toMatchObject({ title: 'Teach me to sit still for a while', metadata: { personality: 'guru' } });
+});
+
 // The header selects the wire format and grants nothing (README "Security").
 it('refuses agent overrides from @mastra/client-js with a 400 naming the field', async () => {
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' }, retries: 0 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality } from './agent-request.ts';
+import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality, type SpecMessage } from './agent-request.ts';
 import { safeId } from './ids.ts';
 
 /**
@@ -35,17 +35,37 @@ const nativeRequestContext = z.strictObject({ personality: personality.optional(
 /** The request context as Mastra merged it (the query's reaches it without the body's schema), checked as the body's field. */
 export const nativeContextField = z.object({ requestContext: nativeRequestContext });
 
+const nativeMessages = z.union([z.string().min(1, 'messages must not be empty'), z.array(nativeMessage).min(1).max(MAX_MESSAGES)], {
+  error: 'messages must be a string or an array of {role, content} messages',
+});
+
 export const nativeAgentRequest = z.strictObject({
-  messages: z
-    .union([z.string().min(1, 'messages must not be empty'), z.array(nativeMessage).min(1).max(MAX_MESSAGES)], {
-      error: 'messages must be a string or an array of {role, content} messages',
-    })
-    .refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER),
+  messages: nativeMessages.refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER),
   memory: nativeMemory.optional(),
   requestContext: nativeRequestContext.optional(),
   runId: safeId('runId').optional(),
   maxSteps: z.number().int().min(1).max(MAX_NATIVE_STEPS).optional(),
 });
+
+/**
+ * A native turn's messages in SPEC's form, for what a SPEC turn derives from its own (the thread's title): a string
+ * is one user message. Messages of another shape (Studio's playground sends Mastra's own) give none.
+ */
+export function specMessagesOf(messages: unknown): SpecMessage[] {
+  const parsed = nativeMessages.safeParse(messages);
+  if (!parsed.success) return [];
+  if (typeof parsed.data === 'string') return [{ role: 'user', content: parsed.data }];
+  return parsed.data.map(({ role, content }) => ({
+    role,
+    content: typeof content === 'string' ? content : content.map(({ text }) => ({ type: 'input_text' as const, text })),
+  }));
+}
+
+/** A personality a native request context names, if it is one (the playground's is not checked). */
+export function namedPersonality(value: unknown) {
+  const parsed = personality.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** Development (Studio's playground): Mastra's own body, with `memory` ids checked. */
 export const playgroundAgentRequest = z.looseObject({

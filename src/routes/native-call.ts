@@ -1,12 +1,20 @@
 import type { Context } from 'hono';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
 import { CLIENT_GONE, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
-import { nativeAgentRequest, nativeContextField, playgroundAgentRequest, type NativeMemory } from '../contract/native-request.ts';
+import { titleFrom } from '../contract/agent-input.ts';
+import {
+  namedPersonality,
+  nativeAgentRequest,
+  nativeContextField,
+  playgroundAgentRequest,
+  specMessagesOf,
+  type NativeMemory,
+} from '../contract/native-request.ts';
 import { redactRequestBody } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import type { ServerMode } from '../security/route-gate.ts';
-import { findThreadForTurn, requireMemory } from '../threads/thread-service.ts';
+import { openConversation } from '../threads/conversation.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
 import { readJsonBody } from './agent-call.ts';
 import { replaceJsonBody } from './response-body.ts';
@@ -44,8 +52,17 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   const turn = await startTurn(thread, clientSignal, options.turns);
   if (!thread) return turn;
   try {
-    const store = requireMemory(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory());
-    await findThreadForTurn(store, thread.threadId, thread.owner, turn.claimNewThread);
+    const context = c.get('requestContext');
+    // The thread as a SPEC turn opens it: created with its title, its voice changed when one is named.
+    const conversation = await openConversation(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory(), {
+      threadId: thread.threadId,
+      resourceId: thread.owner,
+      claimNewThread: turn.claimNewThread,
+      personality: namedPersonality(context.get(PERSONALITY_KEY)),
+      title: titleFrom(specMessagesOf(parsed.data.messages)),
+    });
+    // Named or not, the turn speaks in the thread's voice.
+    context.set(PERSONALITY_KEY, conversation.personality);
   } catch (error) {
     turn.end();
     throw error;
