@@ -79,7 +79,7 @@ function createTurnLock(config: Config, logger: IMastraLogger): TurnLock {
   const local = new InProcessTurnLock({ maxQueued: config.turns.maxQueued });
   if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return local;
   return new PostgresTurnLock(config.databaseUrl, local, {
-    onConnectionError: (error) => logger.warn('turn lock connection lost; running turns lost their cross-replica lock', { error: error.message }),
+    onConnectionError: (error) => logger.warn('turn lock connection lost; the turns holding its locks were stopped', { error: error.message }),
   });
 }
 

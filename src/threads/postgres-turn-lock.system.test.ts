@@ -66,9 +66,10 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     (await c.acquire({ threadId: 'thread-1' }, open()))();
   });
 
-  it('frees the threads of a replica whose connection dies (a crash), and says so', async () => {
+  it('frees the threads of a replica whose connection dies (a crash, a restart), and tells their turns so they stop', async () => {
     const a = replica();
-    await a.acquire({ threadId: 'thread-1' }, open());
+    const lost: Error[] = [];
+    await a.acquire({ threadId: 'thread-1' }, open(), (error) => lost.push(error));
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
     try {
@@ -81,6 +82,7 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     const b = replica();
     (await b.acquire({ threadId: 'thread-1' }, open()))();
     expect(connectionErrors.length).toBeGreaterThan(0);
+    expect(lost).toHaveLength(1);
   });
 
   it('answers MEMORY_NOT_INITIALIZED when the store is unreachable, and holds nothing for the turn', async () => {

@@ -6,7 +6,9 @@
  * `pg_try_advisory_lock(hashtext('companion-agent:turn'), hashtext('owner/threadId'))`,
  * on this replica's one dedicated connection, retrying every `pollMs` while
  * another replica holds it. A session lock dies with its session: a replica
- * that crashes or loses its connection frees its threads at once.
+ * that crashes or loses its connection frees its threads at once. A replica that
+ * loses its connection (a database restart, a failover) stops its running turns,
+ * whose threads another replica may now take: two turns never run on one thread.
  *
  * One connection serves all of a replica's locks (a session may hold many), so
  * the number of running turns never depends on a pool's size. Two keys that
@@ -32,6 +34,8 @@ export class PostgresTurnLock implements TurnLock {
   readonly #pollMs: number;
   readonly #onConnectionError: (error: Error) => void;
   #connection: Promise<pg.Client> | undefined;
+  /** Told when the connection their locks live on is lost. */
+  readonly #holders = new Set<(error: Error) => void>();
 
   constructor(connectionString: string, local: TurnLock, options: PostgresTurnLockOptions = {}) {
     this.#connectionString = connectionString;
@@ -40,7 +44,7 @@ export class PostgresTurnLock implements TurnLock {
     this.#onConnectionError = options.onConnectionError ?? (() => {});
   }
 
-  async acquire(key: TurnKey, signal: AbortSignal): Promise<Release> {
+  async acquire(key: TurnKey, signal: AbortSignal, onLost: (error: Error) => void = () => {}): Promise<Release> {
     const releaseLocal = await this.#local.acquire(key, signal);
     const name = lockName(key);
     try {
@@ -49,10 +53,12 @@ export class PostgresTurnLock implements TurnLock {
       releaseLocal();
       throw error;
     }
+    this.#holders.add(onLost);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.#holders.delete(onLost);
       // Queries on one connection run in order, so a local successor's lock query follows this unlock.
       this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
       releaseLocal();
@@ -101,6 +107,9 @@ export class PostgresTurnLock implements TurnLock {
         if (this.#connection === connection) this.#connection = undefined;
         client.end().catch(() => {});
         this.#onConnectionError(error);
+        const holders = [...this.#holders];
+        this.#holders.clear();
+        for (const lost of holders) lost(error);
       };
       client.on('error', forget);
       client.on('end', () => forget(new Error('the turn lock connection was closed')));

@@ -35,9 +35,10 @@ export interface TurnLock {
    * Waits for the key's earlier turns, then resolves with the release of this one.
    * Rejects with `threadBusy` (429, naming only the thread id the caller sent) when
    * `maxQueued` turns already wait, and with the signal's reason when it aborts
-   * before the turn's time has come.
+   * before the turn's time has come. `onLost` is told if the lock is lost while held
+   * (a lock kept in a database goes with its connection), so its holder can stop.
    */
-  acquire(key: TurnKey, signal: AbortSignal): Promise<Release>;
+  acquire(key: TurnKey, signal: AbortSignal, onLost?: (error: Error) => void): Promise<Release>;
   close(): Promise<void>;
 }
 

@@ -26,6 +26,15 @@ describe('startTurn', () => {
     turn.end();
   });
 
+  it("stops a turn whose thread's lock is lost (its database connection went): another replica may run the thread now", async () => {
+    let loseLock: (error: Error) => void = () => {};
+    const losable = { acquire: async (_key: unknown, _signal: AbortSignal, onLost?: (error: Error) => void) => ((loseLock = onLost!), () => {}), close: async () => {} };
+    const turn = await startTurn({ owner: 'ada', threadId: 't' }, new AbortController().signal, { lock: losable, timeoutMs: TIMEOUT_MS });
+    loseLock(new Error('Connection terminated unexpectedly'));
+    expect(turn.stopped()).toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED' });
+    turn.end();
+  });
+
   it('stops a turn whose client hangs up', async () => {
     const client = new AbortController();
     const turn = await start('t', client);

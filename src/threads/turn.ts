@@ -11,7 +11,7 @@
  *
  * Both wire formats (SPEC and Mastra's native one) run their turns through here.
  */
-import { type ApiError, CLIENT_GONE, modelTimedOut } from '../contract/errors.ts';
+import { type ApiError, CLIENT_GONE, modelTimedOut, storeFailedDuringTurn } from '../contract/errors.ts';
 import type { Release, TurnLock } from './turn-lock.ts';
 
 /** How long a stopped run may take to store what it has before its thread is let go anyway. */
@@ -65,9 +65,11 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
     clientSignal.removeEventListener('abort', onClientGone);
   };
 
+  // A lock lost while held (its database connection went) lets another replica's turn on the thread run: this one stops.
+  const onLockLost = (error: Error) => abort(storeFailedDuringTurn(error));
   const held: Release[] = [];
   try {
-    if (thread) held.push(await options.lock.acquire(thread, controller.signal));
+    if (thread) held.push(await options.lock.acquire(thread, controller.signal, onLockLost));
   } catch (error) {
     stopClock();
     throw error;
@@ -90,7 +92,7 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
     stopped: () => (controller.signal.aborted ? (controller.signal.reason as ApiError) : undefined),
     async claimNewThread() {
       if (!thread) return;
-      const release = await options.lock.acquire({ threadId: thread.threadId }, controller.signal);
+      const release = await options.lock.acquire({ threadId: thread.threadId }, controller.signal, onLockLost);
       if (ended) release();
       else held.push(release);
     },
