@@ -30,8 +30,9 @@ export class PostgresRateLimitStore implements Store {
     this.onUnavailable = onUnavailable;
     // Two connections suffice: each statement is one short upsert.
     this.pool = new pg.Pool({ connectionString, max: 2, connectionTimeoutMillis: DATABASE_WAIT_MS, query_timeout: DATABASE_WAIT_MS });
-    // An idle connection dropped by the server (restart, failover) must not crash the process; the next query reconnects.
-    this.pool.on('error', onUnavailable);
+    // An idle connection dropped by the server (restart, failover) must not crash the process: the next query
+    // reconnects, or finds the database out and reports it then.
+    this.pool.on('error', () => {});
   }
 
   init(options: Parameters<MemoryStore['init']>[0]) {
