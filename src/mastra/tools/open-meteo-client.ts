@@ -17,6 +17,8 @@ export interface RequestOptions {
 export interface GeocodingOptions extends RequestOptions {
   /** Open-Meteo geocoding base URL, without a trailing slash. */
   geocodingUrl: string;
+  /** Only places in this country (ISO 3166-1 alpha-2): Open-Meteo's own filter. */
+  countryCode?: string;
 }
 
 // Only the fields the tools read; Open-Meteo sends many more.
@@ -38,7 +40,9 @@ export type GeocodedPlace = NonNullable<z.infer<typeof GeocodingResponseSchema>[
 /** The best match for a place name, or undefined when Open-Meteo knows no such place. */
 export async function geocode(name: string, options: GeocodingOptions): Promise<GeocodedPlace | undefined> {
   const url = new URL(`${options.geocodingUrl}/v1/search`);
-  url.search = new URLSearchParams({ name, count: '1', language: 'en', format: 'json' }).toString();
+  const params = new URLSearchParams({ name, count: '1', language: 'en', format: 'json' });
+  if (options.countryCode) params.set('countryCode', options.countryCode);
+  url.search = params.toString();
   // Open-Meteo leaves `results` out entirely when nothing matches.
   return parseResponse(GeocodingResponseSchema, await getJson(url, options), options.service).results?.[0];
 }

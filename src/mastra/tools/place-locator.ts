@@ -16,15 +16,23 @@ export interface LocatedPlace extends Coordinates {
   country?: string;
 }
 
-/** Undefined when no source knows the place. "Kyoto, Japan" looks only in Japan. */
+/**
+ * Undefined when no source knows the place. "Kyoto, Japan" looks only in Japan. What follows a comma and is no
+ * country ("Cambridge, Massachusetts") cannot be checked by any source here: rather than answer with a namesake on
+ * another continent, the place is not found, and the tool asks for a country.
+ */
 export async function locatePlace(
   place: string,
   destinations: readonly Destination[],
   geocoding: GeocodingOptions,
 ): Promise<LocatedPlace | undefined> {
+  // A catalogue name may hold a comma itself ("Jama Masjid, Delhi").
+  const catalogued = destinationNamed(place, destinations);
+  if (catalogued) return catalogued;
   const [name = place, ...qualifiers] = place.split(',').map((part) => part.trim());
   const countryCode = qualifiers.map(countryCodeOf).find(Boolean);
-  return destinationNamed(name, destinations) ?? (await townNamed(name, countryCode)) ?? (await geocode(name, geocoding));
+  if (qualifiers.length > 0 && !countryCode) return undefined;
+  return destinationNamed(name, destinations) ?? (await townNamed(name, countryCode)) ?? (await geocode(name, { ...geocoding, countryCode }));
 }
 
 function destinationNamed(name: string, destinations: readonly Destination[]): LocatedPlace | undefined {

@@ -103,6 +103,32 @@ describe('spiritualDestinationsTool', () => {
     expect(standIn.requests.map(({ query }) => query.name)).toEqual(['Xanadu Hollow']);
   });
 
+  it('does not answer "City, Region" with a namesake elsewhere: it asks for the country instead', async () => {
+    await expect(execute(tool, { near: 'Cambridge, Massachusetts' })).rejects.toThrow(
+      'Place "Cambridge, Massachusetts" was not found; after a comma, name its country (e.g. "Kyoto, Japan")',
+    );
+    expect(standIn.requests).toEqual([]);
+    const output = await outputOf(tool, { near: 'Cambridge, United States', radiusKm: 50 });
+    expect(output.understood.near).toMatchObject({ name: 'Cambridge', country: 'United States' });
+  });
+
+  it('looks a place the gazetteer lacks up in its country only, when one is named', async () => {
+    await expect(execute(tool, { near: 'Xanadu Hollow, Japan' })).rejects.toThrow('was not found');
+    expect(standIn.requests.map(({ query }) => query)).toEqual([
+      { name: 'Xanadu Hollow', count: '1', language: 'en', format: 'json', countryCode: 'JP' },
+    ]);
+  });
+
+  it('searches near a catalogue destination whose name holds a comma', async () => {
+    const output = await outputOf(tool, { near: 'Jama Masjid, Delhi', radiusKm: 5 });
+    expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])[0]).toEqual(['jama-masjid-delhi', 0]);
+  });
+
+  it('holds a radius given in words to the same bounds as the field', async () => {
+    expect((await outputOf(tool, { query: 'temples within 5000 km of Delhi' })).understood.near).toMatchObject({ radiusKm: 2000 });
+    expect((await outputOf(tool, { query: 'temples within 0 km of Delhi' })).understood.near).toMatchObject({ radiusKm: 100 });
+  });
+
   it('fails clearly when the geocoding service fails', async () => {
     standIn.failNext(503);
     await expect(execute(tool, { near: 'Kathmandu Valley' })).rejects.toThrow('Geocoding service answered 503');

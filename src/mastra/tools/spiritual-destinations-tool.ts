@@ -102,11 +102,12 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
     execute: async (input, { abortSignal }) => {
       const parsed = parseQuery(input.query ?? '');
       const nearName = input.near ?? parsed.near?.place;
-      const radiusKm = input.radiusKm ?? parsed.near?.radiusKm ?? DEFAULT_RADIUS_KM;
+      // A radius in the words is held to the field's bounds: at most MAX_RADIUS_KM, and a zero one means the default.
+      const radiusKm = input.radiusKm ?? (Math.min(parsed.near?.radiusKm ?? 0, MAX_RADIUS_KM) || DEFAULT_RADIUS_KM);
       const place = nearName
         ? await locatePlace(nearName, DESTINATIONS, { ...options, service: SERVICE, abortSignal })
         : undefined;
-      if (nearName && !place) throw new Error(`Place "${nearName}" was not found`);
+      if (nearName && !place) throw new Error(`Place "${nearName}" was not found; after a comma, name its country (e.g. "Kyoto, Japan")`);
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const answer = search({
         criteria,
