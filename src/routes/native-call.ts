@@ -46,7 +46,10 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   const schema = options.mode === 'production' ? nativeAgentRequest : playgroundAgentRequest;
   const parsed = schema.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
-  if (options.mode === 'production') checkRequestContext(c);
+  if (options.mode === 'production') {
+    checkQuery(c);
+    checkRequestContext(c);
+  }
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
   const turn = await startTurn(thread, clientSignal, options.turns);
@@ -68,6 +71,20 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
     throw error;
   }
   return turn;
+}
+
+/** Mastra's adapter hands its agent handler the query's parameters beside the body's, unchecked. */
+const NATIVE_QUERY_PARAMETERS = new Set(['requestContext']);
+
+/** So a query parameter could set what the body may not (`?instructions=`, `?model=`, `?runId=`): only the voice's context passes. */
+function checkQuery(c: Context) {
+  const refused = [...new Set(new URL(c.req.url).searchParams.keys())].filter((name) => !NATIVE_QUERY_PARAMETERS.has(name));
+  if (refused.length > 0) {
+    throw invalidRequest(`The query may only hold ${[...NATIVE_QUERY_PARAMETERS].join(', ')}; refused: ${refused.join(', ')}`, {
+      field: 'query',
+      refused,
+    });
+  }
 }
 
 /**
