@@ -51,16 +51,26 @@ function ownerOf(requestContext: RequestContext, resourceId: string | undefined)
 }
 
 /**
- * The rename's body, checked by the agent routes' rules before Mastra parses it: `application/json` only (415),
- * at most 1 MiB (413), JSON (400), each answer saying which. Mastra's own answers to the last two say only their status.
+ * The thread API's bodies, checked before Mastra parses them. The rename's by the agent routes' rules:
+ * `application/json` only (415), at most 1 MiB (413), JSON (400), each answer saying which (Mastra's own answers
+ * to the last two say only their status). The other routes take none: Mastra hands a handler the body's fields
+ * after the path's and the query's, so a `DELETE` body's `threadId` would name the thread, unchecked.
  */
-export const threadPatchBody: { path: string; handler: MiddlewareHandler } = {
-  path: '/threads/:threadId',
-  async handler(c, next) {
-    if (c.req.method === 'PATCH') await readJsonBody(c);
-    await next();
-  },
+const checkThreadBody: MiddlewareHandler = async (c, next) => {
+  if (c.req.method === 'PATCH') await readJsonBody(c);
+  else if (hasBody(c.req.raw)) throw invalidRequest(`${c.req.method} ${c.req.path} takes no request body.`);
+  await next();
 };
+
+/** As HTTP frames a request: a body is announced by a length above zero or a transfer coding. */
+function hasBody(request: Request): boolean {
+  return Number(request.headers.get('content-length') ?? 0) > 0 || request.headers.has('transfer-encoding');
+}
+
+export const threadBodyRules: Array<{ path: string; handler: MiddlewareHandler }> = [
+  { path: '/threads', handler: checkThreadBody },
+  { path: '/threads/*', handler: checkThreadBody },
+];
 
 /**
  * `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts);
