@@ -171,7 +171,11 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         }),
         ...threadBodyRules,
         stt.middleware,
-        specOpenAPIDocument({ headers: { trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER }, mode: config.server.mode }),
+        specOpenAPIDocument({
+          headers: { trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER },
+          mode: config.server.mode,
+          authenticated: auth !== undefined,
+        }),
       ],
       onError: errors.onError,
       onValidationError: errors.onValidationError,

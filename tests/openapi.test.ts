@@ -4,6 +4,7 @@ import { MastraServer } from '@mastra/server/server-adapter';
 import { CLOSED_IN_EVERY_MODE, PUBLIC_ROUTES } from '../src/security/route-gate.ts';
 import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { openAPIContract } from './fixtures/openapi-contract.ts';
+import { hs256, TEST_JWT_SECRET } from './fixtures/tokens.ts';
 
 // Every response the suite's in-process tests get from our routes is checked against this
 // document by the harness (tests/fixtures/app-harness.ts); this file checks the document itself.
@@ -211,5 +212,39 @@ describe('the docs page', () => {
       expect((await response.text()).length, asset).toBeGreaterThan(0);
     }
     expect(await (await h.get('/docs/init.js')).text()).toContain("url: '/api/openapi.json'");
+  });
+});
+
+describe('what a generated client needs', () => {
+  const described = () =>
+    Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'servers')
+        .map(([method, operation]: [string, any]) => ({ route: `${method.toUpperCase()} ${path}`, operation })),
+    );
+
+  it('names every operation, and leaves a parameter with a default optional', () => {
+    for (const { route, operation } of described()) {
+      expect(operation.operationId, route).toMatch(/^[a-z][A-Za-z]+$/);
+      for (const parameter of operation.parameters ?? []) if (parameter.schema?.default !== undefined) expect(parameter.required, `${route} ${parameter.name}`).toBe(false);
+    }
+  });
+
+  it("lists the agent routes' 415, 504 and the wait of a 429", () => {
+    for (const path of [GENERATE, STREAM]) {
+      const { responses } = document.paths[path].post;
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['401', '403', '415', '429', '504']));
+      expect(responses['429'].headers).toHaveProperty('Retry-After');
+    }
+  });
+
+  it('names the bearer token when authentication is on, and the probes need none', async () => {
+    const authenticated = await withApp({ MASTRA_JWT_SECRET: TEST_JWT_SECRET }, async (app) =>
+      (await app.request('/api/openapi.json', { headers: { authorization: `Bearer ${await hs256({ sub: 'ada' })}` } })).json(),
+    );
+    expect(authenticated.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(authenticated.security).toEqual([{ bearer: [] }]);
+    expect([authenticated.paths['/health'].get.security, authenticated.paths['/ready'].get.security]).toEqual([[], []]);
+    expect(document).not.toHaveProperty('security');
   });
 });

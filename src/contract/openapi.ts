@@ -107,12 +107,19 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 /** The failures both SPEC routes answer with a JSON error body (for /stream: before the first event). */
 const AGENT_ERRORS = {
   '400': errorResponse('INVALID_REQUEST: the body is not JSON, does not match AgentRequest, or gives threadId without resourceId'),
+  '401': errorResponse('UNAUTHORIZED: authentication is on and the bearer token is missing or invalid'),
+  '403': errorResponse('FORBIDDEN: with authentication, resourceId names another user than the token'),
   '404': errorResponse("NOT_FOUND: threadId names a thread of another resourceId (reported as missing, so ids cannot be probed)"),
   '413': errorResponse('INVALID_REQUEST: the body exceeds 1 MiB'),
-  '429': errorResponse('RATE_LIMITED: the language model is rate limiting requests'),
+  '415': errorResponse('INVALID_REQUEST: the body is not declared as application/json'),
+  '429': {
+    ...errorResponse("RATE_LIMITED: this client's request limit, the thread's queue of turns, or the language model's own limit"),
+    headers: { 'Retry-After': { description: 'Seconds to wait, when known', schema: { type: 'integer' } } },
+  },
   '500': errorResponse(
     'MODEL_ERROR (no model configured, the model failed or could not be reached), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable, or it failed during the turn), TOOL_EXECUTION_FAILED',
   ),
+  '504': errorResponse('MODEL_ERROR with details.timeout: the model sent nothing for MODEL_IDLE_TIMEOUT_MS ("idle"), or the turn outgrew MODEL_TIMEOUT_MS ("turn")'),
 };
 
 function agentOperations(headers: SpecHeaders) {
@@ -177,9 +184,15 @@ const PROBES = {
   }),
   ...probe('/ready', 'ready', 'Readiness: can the service serve requests now?', {
     '200': jsonAnswer('Every dependency works', ref('Readiness')),
+    '400': errorResponse('INVALID_REQUEST: a query parameter named __proto__, constructor or prototype'),
     '503': jsonAnswer('A dependency cannot work', ref('Readiness')),
   }),
 };
+
+/** The probes answer without a token. */
+function openProbes() {
+  return Object.fromEntries(Object.entries(PROBES).map(([path, item]) => [path, { ...item, get: { ...item.get, security: [] } }]));
+}
 
 /** Failures of any of our custom routes that does not describe its own (thread API, /stt…). */
 const CUSTOM_ROUTE_ERRORS = {
@@ -197,14 +210,19 @@ export interface SpecDocumentOptions {
   headers: SpecHeaders;
   /** Whether `native` describes Mastra's framework routes too (development serves them, for Studio). */
   frameworkRoutes: boolean;
+  /** Authentication is on: every route but the probes needs a bearer token. */
+  authenticated: boolean;
 }
+
+/** With authentication on, the token every route but the probes needs (the probes say so with an empty `security`). */
+const BEARER_SCHEME = { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "The token's sub is the user" } };
 
 /**
  * The served document (`native`) with the SPEC agent routes, /health and the
  * schemas they use; the native agent routes say how they are reached; every
  * custom route gets the SPEC error body for the failures it does not describe itself.
  */
-export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers, frameworkRoutes }: SpecDocumentOptions): OpenAPIDocument {
+export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers, frameworkRoutes, authenticated }: SpecDocumentOptions): OpenAPIDocument {
   const hoisted: Record<string, Json> = {};
   const paths: Record<string, Json> = selfContained(native.paths, hoisted);
   for (const path of NATIVE_AGENT_PATHS) {
@@ -214,7 +232,12 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
   }
   for (const route of customRoutes) {
     const operation = paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
-    if (operation) operation.responses = { ...CUSTOM_ROUTE_ERRORS, ...operation.responses };
+    if (!operation) continue;
+    operation.responses = { ...CUSTOM_ROUTE_ERRORS, ...operation.responses };
+    // A stable name for generated clients (GET /threads/:threadId → getThreadsThreadId).
+    operation.operationId ??= route.method.toLowerCase() + route.path.split(/[/:]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+    // Mastra marks a query parameter with a default as required; a client may leave it out.
+    for (const parameter of operation.parameters ?? []) if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
   }
   return {
     ...native,
@@ -225,9 +248,11 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: { ...paths, ...agentOperations(headers), ...PROBES },
+    paths: { ...paths, ...agentOperations(headers), ...(authenticated ? openProbes() : PROBES) },
+    ...(authenticated && { security: [{ bearer: [] }] }),
     components: {
       ...native.components,
+      ...(authenticated && { securitySchemes: { ...native.components?.securitySchemes, ...BEARER_SCHEME } }),
       schemas: { ...native.components?.schemas, ...hoisted, ...selfContained({ ...responseSchemas(), ...requestSchemas() }, hoisted) },
     },
   };

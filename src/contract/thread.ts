@@ -34,7 +34,9 @@ export type SpecThread = z.infer<typeof threadSchema>;
 
 /** The owner; optional because with auth on the token names it (see the README's Security section). */
 export const ownerQuery = z.object({
-  resourceId: safeId('resourceId').optional(),
+  resourceId: safeId('resourceId')
+    .optional()
+    .describe("The thread's owner: required without authentication; with it, the token's subject (another value is a 403)"),
 });
 
 export const pageQuery = ownerQuery.extend({

@@ -22,6 +22,8 @@ export const DOCS_PATH = '/docs';
 export interface OpenAPIDocumentOptions {
   headers: SpecHeaders;
   mode: ServerMode;
+  /** Authentication is on: the document names the bearer token. */
+  authenticated: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface OpenAPIDocumentOptions {
  * Mastra's ~360 framework paths, so its document leaves them out (and costs a
  * fraction of the CPU to build: Mastra's builder converts every route's schemas).
  */
-export function specOpenAPIDocument({ headers, mode }: OpenAPIDocumentOptions): { path: string; handler: MiddlewareHandler } {
+export function specOpenAPIDocument({ headers, mode, authenticated }: OpenAPIDocumentOptions): { path: string; handler: MiddlewareHandler } {
   let document: OpenAPIDocument | undefined;
   return {
     path: OPENAPI_PATH,
@@ -43,7 +45,7 @@ export function specOpenAPIDocument({ headers, mode }: OpenAPIDocumentOptions): 
         const frameworkRoutes = mode === 'development';
         const served = frameworkRoutes ? await mastraDocument(c, next) : ownRoutesDocument(customRoutes);
         if (!served) return;
-        document = withSpecRoutes(served, { customRoutes, headers, frameworkRoutes });
+        document = withSpecRoutes(served, { customRoutes, headers, frameworkRoutes, authenticated });
       }
       c.res = c.json(document);
     },
