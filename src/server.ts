@@ -3,13 +3,13 @@
  * environment's configuration, without the Studio UI (`npm run dev` has it).
  */
 import type { Server } from 'node:http';
+import { createNodeServer } from '@mastra/deployer/server';
 import { loadConfig } from '../mastra.config.ts';
+import { applyReadTimeouts } from './security/read-timeouts.ts';
 
 // The configuration first, then the service (see loadConfig: the AI SDK reads the environment as it loads).
 const config = loadConfig();
-const { createNodeServer } = await import('@mastra/deployer/server');
 const { createMastra, SERVER_OPTIONS } = await import('./app.ts');
-const { applyReadTimeouts } = await import('./security/read-timeouts.ts');
 
 const server = (await createNodeServer(createMastra(config), SERVER_OPTIONS)) as Server;
 // At once, before any request: see src/security/read-timeouts.ts.

@@ -172,9 +172,9 @@ function agentOperations(headers: SpecHeaders) {
 
 const jsonAnswer = (description: string, schema: Json) => ({ description, content: { 'application/json': { schema } } });
 
-/** A probe at the server's root (outside Mastra's `/api`), which no route registration describes. */
+/** A probe at the server's root (outside Mastra's `/api`), which no route registration describes; it needs no token. */
 const probe = (path: string, operationId: string, summary: string, responses: Json) => ({
-  [path]: { servers: [{ url: '/' }], get: { tags: ['Operations'], operationId, summary, responses } },
+  [path]: { servers: [{ url: '/' }], get: { tags: ['Operations'], operationId, summary, security: [], responses } },
 });
 
 /** Mastra's own `/health`, and our `/ready` (served by middleware: src/routes/ready-route.ts says why). */
@@ -188,11 +188,6 @@ const PROBES = {
     '503': jsonAnswer('A dependency cannot work', ref('Readiness')),
   }),
 };
-
-/** The probes answer without a token. */
-function openProbes() {
-  return Object.fromEntries(Object.entries(PROBES).map(([path, item]) => [path, { ...item, get: { ...item.get, security: [] } }]));
-}
 
 /** Failures of any of our custom routes that does not describe its own (thread API, /stt…). */
 const CUSTOM_ROUTE_ERRORS = {
@@ -214,7 +209,7 @@ export interface SpecDocumentOptions {
   authenticated: boolean;
 }
 
-/** With authentication on, the token every route but the probes needs (the probes say so with an empty `security`). */
+/** With authentication on, the token every route but the probes needs (each probe's `security` is empty). */
 const BEARER_SCHEME = { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "The token's sub is the user" } };
 
 /**
@@ -248,7 +243,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: { ...paths, ...agentOperations(headers), ...(authenticated ? openProbes() : PROBES) },
+    paths: { ...paths, ...agentOperations(headers), ...PROBES },
     ...(authenticated && { security: [{ bearer: [] }] }),
     components: {
       ...native.components,

@@ -78,13 +78,13 @@ const NATIVE_QUERY_PARAMETERS = new Set(['requestContext']);
 
 /** So a query parameter could set what the body may not (`?instructions=`, `?model=`, `?runId=`): only the voice's context passes. */
 function checkQuery(c: Context) {
-  const refused = [...new Set(new URL(c.req.url).searchParams.keys())].filter((name) => !NATIVE_QUERY_PARAMETERS.has(name));
-  if (refused.length > 0) {
-    throw invalidRequest(`The query may only hold ${[...NATIVE_QUERY_PARAMETERS].join(', ')}; refused: ${refused.join(', ')}`, {
-      field: 'query',
-      refused,
-    });
-  }
+  refuseOthers({ field: 'query', named: 'The query' }, new Set(new URL(c.req.url).searchParams.keys()), NATIVE_QUERY_PARAMETERS);
+}
+
+/** A 400 naming every one of `names` that is not `allowed` in `field` (called `named` in the message). */
+function refuseOthers({ field, named = field }: { field: string; named?: string }, names: Iterable<string>, allowed: ReadonlySet<string>) {
+  const refused = [...names].filter((name) => !allowed.has(name));
+  if (refused.length > 0) throw invalidRequest(`${named} may only hold ${[...allowed].join(', ')}; refused: ${refused.join(', ')}`, { field, refused });
 }
 
 /**
@@ -94,13 +94,7 @@ function checkQuery(c: Context) {
 function checkRequestContext(c: Context) {
   const context = c.get('requestContext');
   const clientKeys = [...context.keys()].filter((key) => !isReservedRequestContextKey(key));
-  const refused = clientKeys.filter((key) => !CLIENT_CONTEXT_KEYS.has(key));
-  if (refused.length > 0) {
-    throw invalidRequest(`requestContext may only hold ${[...CLIENT_CONTEXT_KEYS].join(', ')}; refused: ${refused.join(', ')}`, {
-      field: 'requestContext',
-      refused,
-    });
-  }
+  refuseOthers({ field: 'requestContext' }, clientKeys, CLIENT_CONTEXT_KEYS);
   const parsed = nativeContextField.safeParse({ requestContext: Object.fromEntries(clientKeys.map((key) => [key, context.get(key)])) });
   if (!parsed.success) throw fromZodError(parsed.error);
 }
