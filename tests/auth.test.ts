@@ -5,11 +5,12 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { parseConfig } from '../mastra.config.ts';
 import { createApp } from '../src/app.ts';
 import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
+import { conversationOf, GENERATE, STREAM } from './fixtures/spec-requests.ts';
 import { freePort, tempDatabaseUrl } from './fixtures/service.ts';
+import { eventsOf, readFrames } from './fixtures/sse.ts';
 import { standInEnv } from './fixtures/stand-in-env.ts';
 import { call, hs256, TEST_JWT_SECRET as SECRET } from './fixtures/tokens.ts';
 
-const GENERATE = '/api/agents/companionAgent/generate';
 const say = (text: string, ids: Record<string, string> = {}) => ({ messages: [{ role: 'user', content: text }], ...ids });
 
 type App = Awaited<ReturnType<typeof createApp>>['app'];
@@ -104,6 +105,25 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(second.status).toBe(200);
     const thread = await call(app, 'GET', '/threads/alice-diary', { token: alice });
     expect(await thread.json()).toMatchObject({ id: 'alice-diary', resourceId: 'alice' });
+  });
+
+  it("runs a turn without threadId or resourceId statelessly, on both routes: it reads and stores nothing of the caller's", async () => {
+    model.script({ text: 'Noted.' }, { text: 'Hello.' }, { text: ['Hello', ' again.'] });
+    await call(app, 'POST', GENERATE, { token: alice, body: say('I am Alice', { threadId: 'alice-before-stateless' }) });
+    const threadsBefore = await (await call(app, 'GET', '/threads', { token: alice })).json();
+
+    const generated = await call(app, 'POST', GENERATE, { token: alice, body: say('Hi') });
+    expect(generated.status).toBe(200);
+    expect(generated.headers.get('x-thread-id')).toBeNull();
+    expect((await generated.json()).text).toBe('Hello.');
+    const streamed = await call(app, 'POST', STREAM, { token: alice, body: say('Hi') });
+    expect(streamed.status).toBe(200);
+    const events = eventsOf(await readFrames(streamed));
+    expect(events.filter((e) => e.type === 'text').map((e) => e.text)).toEqual(['Hello', ' again.']);
+    expect(events.at(-1)).toMatchObject({ type: 'run-finish' });
+
+    for (const request of model.requests.slice(1)) expect(conversationOf(request)).toEqual([{ role: 'user', content: 'Hi' }]);
+    expect(await (await call(app, 'GET', '/threads', { token: alice })).json()).toEqual(threadsBefore);
   });
 
   it('refuses a request that names another owner, and stores nothing for it', async () => {

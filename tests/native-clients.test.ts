@@ -130,6 +130,21 @@ for (const mode of ['production', 'development'] as const) {
       }
     });
 
+    it('runs a turn without memory with a token, and stores nothing', async () => {
+      service.model.script({ text: 'Hello.' }, { text: ['Hello', ' again.'] });
+      const before = await storeSnapshot(await service.store());
+      const agent = clientOf(alice).getAgent('companionAgent');
+      expect((await agent.generate('Hi')).text).toBe('Hello.');
+      const texts: string[] = [];
+      await (await agent.stream('Hi')).processDataStream({
+        onChunk: async (chunk) => {
+          if (chunk.type === 'text-delta') texts.push(chunk.payload.text);
+        },
+      });
+      expect(texts.join('')).toBe('Hello again.');
+      expect(await storeSnapshot(await service.store())).toEqual(before);
+    });
+
     it('is refused with 401 without a token, before the model is called', async () => {
       const agent = clientOf().getAgent('companionAgent');
       await expect(agent.generate('Hi')).rejects.toThrow(/401.*UNAUTHORIZED/s);

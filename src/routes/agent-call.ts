@@ -84,12 +84,13 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
 
   c.set('conversation', { threadId: conversation.ids?.threadId, resourceId: conversation.ids?.resourceId ?? caller });
   const requestContext = new RequestContext();
-  if (caller) requestContext.set(MASTRA_RESOURCE_ID_KEY, caller);
+  const ids = conversation.ids;
+  // A stateless turn has no owner: Mastra would take the caller's resource key as one and then demand a thread.
+  if (!ids) requestContext.set(STATELESS_KEY, true);
+  else if (caller) requestContext.set(MASTRA_RESOURCE_ID_KEY, caller);
   requestContext.set(PERSONALITY_KEY, conversation.personality);
   const userId = request.runtimeContext?.metadata?.userId;
   if (userId) requestContext.set('userId', userId);
-  const ids = conversation.ids;
-  if (!ids) requestContext.set(STATELESS_KEY, true);
 
   return {
     agent,

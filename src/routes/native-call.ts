@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { MASTRA_RESOURCE_ID_KEY, type RequestContext } from '@mastra/core/request-context';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
 import { CLIENT_GONE, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
 import { titleFrom } from '../contract/agent-input.ts';
@@ -13,6 +14,7 @@ import {
 import { redactRequestBody } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
@@ -53,9 +55,12 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
   const turn = await startTurn(thread, clientSignal, options.turns);
-  if (!thread) return turn;
+  const context = c.get('requestContext');
+  if (!thread) {
+    runStateless(context);
+    return turn;
+  }
   try {
-    const context = c.get('requestContext');
     // The thread as a SPEC turn opens it: created with its title, its voice changed when one is named.
     const conversation = await openConversation(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory(), {
       threadId: thread.threadId,
@@ -71,6 +76,16 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
     throw error;
   }
   return turn;
+}
+
+/**
+ * A turn without `memory` is stateless, as a SPEC turn without ids: Mastra
+ * takes the caller's resource key as the turn's owner and then demands a
+ * thread, so the key goes; and memory's processors are skipped.
+ */
+function runStateless(context: RequestContext) {
+  context.delete(MASTRA_RESOURCE_ID_KEY);
+  context.set(STATELESS_KEY, true);
 }
 
 /** Mastra's adapter hands its agent handler the query's parameters beside the body's, unchecked. */

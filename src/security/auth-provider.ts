@@ -2,7 +2,10 @@
  * @module The service's Mastra auth provider, from the configuration: an
  * HS256 shared secret (`MastraJwtAuth`), an identity provider's JWKS, or both
  * (`CompositeAuth`); none when neither is configured (local use). Either way
- * the token's `sub` claim is the user: it becomes Mastra's reserved resource id.
+ * the token's `sub` claim is the user. Our `authenticate` middleware, ahead of
+ * every route, alone makes it Mastra's reserved resource id: a provider that
+ * mapped it too would set it again on each Mastra route, after the middleware
+ * that takes it off a turn without a thread (native-call.ts).
  */
 import { MastraJwtAuth } from '@mastra/auth';
 import { CompositeAuth, type MastraAuthProvider } from '@mastra/core/server';
@@ -23,12 +26,11 @@ export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | u
     providers.push(
       new MastraJwtAuth({
         secret: auth.jwtSecret,
-        mapUserToResourceId: subjectOf,
         authorizeUser: (user: Claims) => subjectOf(user) !== undefined,
       }) as unknown as MastraAuthProvider,
     );
   }
-  if (auth.jwks) providers.push(new JwksAuth({ ...auth.jwks, mapUserToResourceId: subjectOf }));
+  if (auth.jwks) providers.push(new JwksAuth(auth.jwks));
   if (providers.length === 0) return undefined;
   return providers.length === 1 ? providers[0] : new CompositeAuth(providers);
 }

@@ -23,12 +23,11 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
   private readonly keys: ReturnType<typeof createRemoteJWKSet>;
   private readonly options: JwksAuthOptions;
 
-  constructor(options: JwksAuthOptions & { mapUserToResourceId?: (user: JWTPayload) => string | undefined }) {
+  constructor(options: JwksAuthOptions) {
     super({ name: 'jwks' });
     this.options = options;
     // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
     this.keys = createRemoteJWKSet(new URL(options.jwksUrl));
-    this.registerOptions({ mapUserToResourceId: options.mapUserToResourceId });
   }
 
   async authenticateToken(token: string): Promise<JWTPayload | null> {
