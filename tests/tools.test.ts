@@ -2,7 +2,7 @@ import { isValidationError } from '@mastra/core/tools';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 import { describeWeatherCode } from '../src/mastra/tools/wmo-weather-codes.ts';
-import { PARIS_WEATHER, startOpenMeteoStandIn, weatherToolResultAt, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
+import { openMeteoPlace, PARIS_WEATHER, startOpenMeteoStandIn, weatherToolResultAt, type OpenMeteoStandIn } from './fixtures/open-meteo-stand-in.ts';
 import { execute, outputOf } from './fixtures/run-tool.ts';
 
 function weatherToolFor(service: OpenMeteoStandIn, timeoutMs: number) {
@@ -43,9 +43,26 @@ describe('weatherTool', () => {
     expect(standIn.requests[0].query).toMatchObject({ latitude: '25.31668', longitude: '83.01041' });
   });
 
-  it('looks up only the place name when the model adds a region or country', async () => {
+  it('looks a place up in the country named after a comma', async () => {
     expect(await outputOf(weatherTool, { location: 'Paris, France' })).toEqual(PARIS_WEATHER);
-    expect(standIn.requests[0].query.name).toBe('Paris');
+    expect(standIn.requests[0].query).toMatchObject({ name: 'Paris', countryCode: 'FR', count: '1' });
+    expect(await outputOf(weatherTool, { location: 'Paris, United States' })).toMatchObject({ temperature: 31.4, location: 'Paris, United States' });
+  });
+
+  it('picks the namesake in the region named after a comma: "Paris, Texas" is not Paris, France', async () => {
+    expect(await outputOf(weatherTool, { location: 'Paris, Texas' })).toMatchObject({ temperature: 31.4, conditions: 'Mainly clear', location: 'Paris, United States' });
+    expect(standIn.requests[0].query).toEqual({ name: 'Paris', count: '10', language: 'en', format: 'json' });
+    expect(await outputOf(weatherTool, { location: 'Paris, Lamar, Texas, USA' })).toMatchObject({ location: 'Paris, United States' });
+    await expect(execute(weatherTool, { location: 'Paris, Ontario' })).rejects.toThrow('Location "Paris, Ontario" was not found');
+  });
+
+  it('takes a country name that no such place is in as a region of that name ("Atlanta, Georgia")', async () => {
+    standIn.places.set('atlanta', openMeteoPlace({ name: 'Atlanta', latitude: 33.749, longitude: -84.38798, country_code: 'US', country: 'United States', admin1: 'Georgia', population: 498715 }));
+    expect(await outputOf(weatherTool, { location: 'Atlanta, Georgia' })).toMatchObject({ location: 'Atlanta, United States' });
+    expect(standIn.requests.filter(({ path }) => path === '/v1/search').map(({ query }) => [query.countryCode, query.count])).toEqual([
+      ['GE', '1'],
+      [undefined, '10'],
+    ]);
   });
 
   it('geocodes the name, then asks for the forecast at the coordinates found', async () => {

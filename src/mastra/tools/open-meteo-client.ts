@@ -6,6 +6,8 @@
  * on, without URLs. `service` names the service in those words ("Weather service answered 503").
  */
 import { z } from 'zod';
+import { normalizeName } from './countries.ts';
+import type { PlaceName } from './place-name.ts';
 
 export interface RequestOptions {
   timeoutMs: number;
@@ -17,8 +19,6 @@ export interface RequestOptions {
 export interface GeocodingOptions extends RequestOptions {
   /** Open-Meteo geocoding base URL, without a trailing slash. */
   geocodingUrl: string;
-  /** Only places in this country (ISO 3166-1 alpha-2): Open-Meteo's own filter. */
-  countryCode?: string;
 }
 
 // Only the fields the tools read; Open-Meteo sends many more.
@@ -30,6 +30,9 @@ const GeocodingResponseSchema = z.object({
         latitude: z.number(),
         longitude: z.number(),
         country: z.string().optional(),
+        /** The state, province or region; then the county or district. */
+        admin1: z.string().optional(),
+        admin2: z.string().optional(),
       }),
     )
     .optional(),
@@ -37,14 +40,33 @@ const GeocodingResponseSchema = z.object({
 
 export type GeocodedPlace = NonNullable<z.infer<typeof GeocodingResponseSchema>['results']>[number];
 
-/** The best match for a place name, or undefined when Open-Meteo knows no such place. */
-export async function geocode(name: string, options: GeocodingOptions): Promise<GeocodedPlace | undefined> {
+/** How many namesakes are weighed when a region must pick one: "Paris, Texas" is not the first Paris. */
+const NAMESAKES = 10;
+
+/**
+ * The best match for a place as people write it (place-name.ts), or undefined when Open-Meteo knows no
+ * such place. A named country is Open-Meteo's own filter; a region must be the match's state, province or
+ * county. A country's name may be a region's too ("Atlanta, Georgia"): when that country has no place of
+ * the name, the name is looked for in a region so called.
+ */
+export async function geocode(place: PlaceName, options: GeocodingOptions): Promise<GeocodedPlace | undefined> {
+  const { name, countryCode, regions, qualifiers } = place;
+  if (regions.length === 0) {
+    const [found] = await search(name, { countryCode, count: 1 }, options);
+    if (found || qualifiers.length === 0) return found;
+  }
+  const wanted = new Set(regions.length > 0 ? regions : qualifiers);
+  const namesakes = await search(name, { countryCode: regions.length > 0 ? countryCode : undefined, count: NAMESAKES }, options);
+  return namesakes.find(({ admin1, admin2 }) => [admin1, admin2].some((region) => region !== undefined && wanted.has(normalizeName(region))));
+}
+
+async function search(name: string, { countryCode, count }: { countryCode?: string; count: number }, options: GeocodingOptions) {
   const url = new URL(`${options.geocodingUrl}/v1/search`);
-  const params = new URLSearchParams({ name, count: '1', language: 'en', format: 'json' });
-  if (options.countryCode) params.set('countryCode', options.countryCode);
+  const params = new URLSearchParams({ name, count: String(count), language: 'en', format: 'json' });
+  if (countryCode) params.set('countryCode', countryCode);
   url.search = params.toString();
   // Open-Meteo leaves `results` out entirely when nothing matches.
-  return parseResponse(GeocodingResponseSchema, await getJson(url, options), options.service).results?.[0];
+  return parseResponse(GeocodingResponseSchema, await getJson(url, options), options.service).results ?? [];
 }
 
 export async function getJson(url: URL, { timeoutMs, service, abortSignal }: RequestOptions): Promise<unknown> {

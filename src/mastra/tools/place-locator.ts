@@ -5,11 +5,12 @@
  * gazetteer's most populous town of that name, else Open-Meteo's geocoding, so most searches need
  * no network call and a place the gazetteer lacks still works.
  */
-import { countryCodeOf, countryNameOf, normalizeName } from './countries.ts';
+import { countryNameOf, normalizeName } from './countries.ts';
 import type { Destination } from './destination-schema.ts';
 import { townsNamed } from './gazetteer.ts';
 import type { Coordinates } from './great-circle.ts';
 import { geocode, type GeocodingOptions } from './open-meteo-client.ts';
+import { parsePlaceName } from './place-name.ts';
 
 export interface LocatedPlace extends Coordinates {
   name: string;
@@ -17,9 +18,9 @@ export interface LocatedPlace extends Coordinates {
 }
 
 /**
- * Undefined when no source knows the place. "Kyoto, Japan" looks only in Japan. What follows a comma and is no
- * country ("Cambridge, Massachusetts") cannot be checked by any source here: rather than answer with a namesake on
- * another continent, the place is not found, and the tool asks for a country.
+ * Undefined when no source knows the place. "Kyoto, Japan" looks only in Japan. A place in a region
+ * ("Cambridge, Massachusetts") is Open-Meteo's to find: neither the catalogue nor the gazetteer names
+ * regions, and a namesake on another continent is no answer.
  */
 export async function locatePlace(
   place: string,
@@ -29,10 +30,11 @@ export async function locatePlace(
   // A catalogue name may hold a comma itself ("Jama Masjid, Delhi").
   const catalogued = destinationNamed(place, destinations);
   if (catalogued) return catalogued;
-  const [name = place, ...qualifiers] = place.split(',').map((part) => part.trim());
-  const countryCode = qualifiers.map(countryCodeOf).find(Boolean);
-  if (qualifiers.length > 0 && !countryCode) return undefined;
-  return destinationNamed(name, destinations) ?? (await townNamed(name, countryCode)) ?? (await geocode(name, { ...geocoding, countryCode }));
+  const parsed = parsePlaceName(place);
+  const local = parsed.regions.length === 0 && (destinationNamed(parsed.name, destinations) ?? (await townNamed(parsed.name, parsed.countryCode)));
+  if (local) return local;
+  const found = await geocode(parsed, geocoding);
+  return found && pick(found, found.country);
 }
 
 function destinationNamed(name: string, destinations: readonly Destination[]): LocatedPlace | undefined {

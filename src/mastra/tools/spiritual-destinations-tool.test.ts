@@ -1,6 +1,6 @@
 import { isValidationError } from '@mastra/core/tools';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startOpenMeteoStandIn, type OpenMeteoStandIn } from '../../../tests/fixtures/open-meteo-stand-in.ts';
+import { openMeteoPlace, startOpenMeteoStandIn, type OpenMeteoStandIn } from '../../../tests/fixtures/open-meteo-stand-in.ts';
 import { execute, outputOf } from '../../../tests/fixtures/run-tool.ts';
 import { createSpiritualDestinationsTool } from './spiritual-destinations-tool.ts';
 
@@ -103,19 +103,24 @@ describe('spiritualDestinationsTool', () => {
     expect(standIn.requests.map(({ query }) => query.name)).toEqual(['Xanadu Hollow']);
   });
 
-  it('does not answer "City, Region" with a namesake elsewhere: it asks for the country instead', async () => {
-    await expect(execute(tool, { near: 'Cambridge, Massachusetts' })).rejects.toThrow(
-      'Place "Cambridge, Massachusetts" was not found; after a comma, name its country (e.g. "Kyoto, Japan")',
+  it('finds "City, Region" in that region, not its namesake on another continent', async () => {
+    standIn.places.set('cambridge', openMeteoPlace({ name: 'Cambridge', latitude: 52.2, longitude: 0.11667, country_code: 'GB', country: 'United Kingdom', admin1: 'England', population: 145818 }));
+    standIn.places.set('cambridge, massachusetts', openMeteoPlace({ name: 'Cambridge', latitude: 42.3751, longitude: -71.10561, country_code: 'US', country: 'United States', admin1: 'Massachusetts', admin2: 'Middlesex', population: 118403 }));
+
+    const output = await outputOf(tool, { near: 'Cambridge, Massachusetts', radiusKm: 50 });
+    expect(output.understood.near).toEqual({ name: 'Cambridge', country: 'United States', latitude: 42.3751, longitude: -71.10561, radiusKm: 50 });
+    expect(standIn.requests.map(({ query }) => query)).toEqual([{ name: 'Cambridge', count: '10', language: 'en', format: 'json' }]);
+
+    await expect(execute(tool, { near: 'Cambridge, Ontario' })).rejects.toThrow(
+      'Place "Cambridge, Ontario" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")',
     );
-    expect(standIn.requests).toEqual([]);
-    const output = await outputOf(tool, { near: 'Cambridge, United States', radiusKm: 50 });
-    expect(output.understood.near).toMatchObject({ name: 'Cambridge', country: 'United States' });
   });
 
-  it('looks a place the gazetteer lacks up in its country only, when one is named', async () => {
+  it('looks a place the gazetteer lacks up in its country, then in a region of that name ("Atlanta, Georgia")', async () => {
     await expect(execute(tool, { near: 'Xanadu Hollow, Japan' })).rejects.toThrow('was not found');
     expect(standIn.requests.map(({ query }) => query)).toEqual([
       { name: 'Xanadu Hollow', count: '1', language: 'en', format: 'json', countryCode: 'JP' },
+      { name: 'Xanadu Hollow', count: '10', language: 'en', format: 'json' },
     ]);
   });
 

@@ -107,7 +107,7 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       const place = nearName
         ? await locatePlace(nearName, DESTINATIONS, { ...options, service: SERVICE, abortSignal })
         : undefined;
-      if (nearName && !place) throw new Error(`Place "${nearName}" was not found; after a comma, name its country (e.g. "Kyoto, Japan")`);
+      if (nearName && !place) throw new Error(`Place "${nearName}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`);
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const answer = search({
         criteria,

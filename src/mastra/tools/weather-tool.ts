@@ -1,6 +1,7 @@
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { geocode, getJson, parseResponse, type GeocodedPlace } from './open-meteo-client.ts';
+import { parsePlaceName } from './place-name.ts';
 import { describeWeatherCode } from './wmo-weather-codes.ts';
 
 const SERVICE = 'Weather service';
@@ -52,7 +53,7 @@ export function createWeatherTool(options: WeatherToolOptions) {
         .string()
         .trim()
         .min(1)
-        .describe('Name of a city, town or landmark, e.g. "Varanasi"; without region or country'),
+        .describe('Name of a city, town or landmark, e.g. "Varanasi"; after a comma, its country or region when the name is ambiguous, e.g. "Paris, Texas"'),
       latitude: z.number().min(-90).max(90).optional().describe('Known latitude, e.g. from spiritualDestinationsTool; skips the name lookup'),
       longitude: z.number().min(-180).max(180).optional().describe('Known longitude, given together with latitude'),
     }),
@@ -69,9 +70,7 @@ export function createWeatherTool(options: WeatherToolOptions) {
 }
 
 async function findPlace(location: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<GeocodedPlace> {
-  // Open-Meteo matches names only: "Paris, France" finds nothing, "Paris" does.
-  const name = location.split(',')[0]!.trim() || location;
-  const place = await geocode(name, { ...options, service: SERVICE, abortSignal });
+  const place = await geocode(parsePlaceName(location), { ...options, service: SERVICE, abortSignal });
   if (!place) throw new Error(`Location "${location}" was not found`);
   return place;
 }
