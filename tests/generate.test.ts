@@ -87,6 +87,18 @@ describe('POST /generate: replies', () => {
     expect(body.text).toBe('A very long');
   });
 
+  it.each([
+    ['eos_token', 'stop'],
+    ['eos', 'stop'],
+    ['model_length', 'length'],
+  ])("takes a compatible server's own finish reason %s as %s: the reply is answered once", async (serverReason, finishReason) => {
+    h.model.script({ text: 'Hi there.', finishReason: serverReason });
+    const body = await (await h.post(GENERATE, userSays('Hi'))).json();
+    expect(body).toMatchObject({ text: 'Hi there.', finishReason });
+    expect(body.steps).toHaveLength(1);
+    expect(h.model.requests).toHaveLength(1);
+  });
+
   it('passes input_text and output_text content parts to the model', async () => {
     h.model.script({ text: 'ok' });
     const response = await h.post(GENERATE, {

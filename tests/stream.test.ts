@@ -104,6 +104,14 @@ describe('POST /stream: SPEC events', () => {
     expect(texts).toEqual(['chunk 1', 'chunk 2']);
   });
 
+  it("takes a compatible server's own finish reason (eos_token) as the end of a complete reply", async () => {
+    h.model.script({ text: ['Hi', ' there.'], finishReason: 'eos_token' });
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Hi'))));
+    expect(events.map((e) => e.type)).toEqual(['start', 'step-start', 'text', 'text', 'step-finish', 'run-finish']);
+    expect(events.at(-1)).toMatchObject({ payload: { finishReason: 'stop' } });
+    expect(h.model.requests).toHaveLength(1);
+  });
+
   it('answers a bad body with a JSON 400 before any stream starts', async () => {
     const response = await h.post(STREAM, { messages: [{ role: 'robot', content: 'hi' }] });
     expect(response.status).toBe(400);

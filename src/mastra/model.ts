@@ -8,6 +8,7 @@
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import type { MastraModelConfig } from '@mastra/core/llm';
+import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { APICallError, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
 import type { Config } from '../../mastra.config.ts';
 import { upstreamRetryAfterMs } from '../contract/errors.ts';
@@ -25,7 +26,7 @@ function createLanguageModel(model: Config['model']) {
   }
   const provider = createOpenAI({ apiKey: model.apiKey, baseURL: model.baseURL });
   const languageModel = model.api === 'responses' ? provider.responses(model.id) : provider.chat(model.id);
-  return wrapLanguageModel({ model: languageModel, middleware: passOnLongRateLimits });
+  return wrapLanguageModel({ model: languageModel, middleware: [passOnLongRateLimits, settleUnnamedFinishes] });
 }
 
 /** The longest wait an upstream 429 may ask for and still be retried here rather than passed on. */
@@ -58,6 +59,40 @@ function rethrowLongWait(error: unknown): never {
     isRetryable: false,
   });
 }
+
+type FinishReason = LanguageModelV4FinishReason;
+
+/** Servers' own names for a finish at the length limit (Mistral's, and Anthropic-style proxies'). */
+const LENGTH_FINISHES = new Set(['model_length', 'max_tokens']);
+
+/**
+ * Compatible servers name finishes OpenAI does not ("eos_token", "eos", "model_length"), which the provider
+ * reports as `other`; Mastra takes any finish it does not know as final for another step, so the model was
+ * asked to go on from its own finished reply, up to the step limit. A step that called no tool has answered:
+ * its `other` is a `stop`, or a `length` when the server says so.
+ */
+function settledFinish(finishReason: FinishReason, calledTools: boolean): FinishReason {
+  if (finishReason.unified !== 'other' || calledTools) return finishReason;
+  return { ...finishReason, unified: LENGTH_FINISHES.has(finishReason.raw ?? '') ? 'length' : 'stop' };
+}
+
+const settleUnnamedFinishes: LanguageModelMiddleware = {
+  wrapGenerate: async ({ doGenerate }) => {
+    const result = await doGenerate();
+    return { ...result, finishReason: settledFinish(result.finishReason, result.content.some((part) => part.type === 'tool-call')) };
+  },
+  wrapStream: async ({ doStream }) => {
+    const { stream, ...rest } = await doStream();
+    let calledTools = false;
+    const settled = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+      transform(part, controller) {
+        if (part.type === 'tool-call') calledTools = true;
+        controller.enqueue(part.type === 'finish' ? { ...part, finishReason: settledFinish(part.finishReason, calledTools) } : part);
+      },
+    });
+    return { ...rest, stream: stream.pipeThrough(settled) };
+  },
+};
 
 export function modelProviderOptions(model: Config['model']) {
   return model?.api === 'responses' ? { openai: { store: false } } : undefined;
