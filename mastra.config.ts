@@ -120,7 +120,7 @@ export interface Config {
   modelMaxRetries: number;
   /** The most tokens one model call may write (`maxOutputTokens`). */
   modelMaxOutputTokens: number;
-  /** `undefined` when storage is switched off (`DATABASE_URL=none`); a `file:` URL is always absolute. */
+  /** `undefined` when storage is switched off (`DATABASE_URL` empty or `none`); a `file:` URL is always absolute. */
   databaseUrl: string | undefined;
   /** Where traces are kept; `undefined` when tracing is off. */
   tracing: { storePath: string } | undefined;
@@ -177,8 +177,13 @@ function resolveFileUrl(url: string, root: string): string {
   return `file:${resolve(root, path)}`;
 }
 
-function databaseUrlOf(url: string | undefined, dataDir: string, root: string): string | undefined {
-  if (url === 'none') return undefined;
+/**
+ * Unset: the LibSQL file in `dataDir`. Empty or `none`: storage off. The one key whose empty value is
+ * not its default: a deployment that blanks the database out means no database, not a local file.
+ */
+function databaseUrlOf(raw: string | undefined, dataDir: string, root: string): string | undefined {
+  const url = raw?.trim();
+  if (url === '' || url === 'none') return undefined;
   return url === undefined ? `file:${join(dataDir, 'companion.db')}` : resolveFileUrl(url, root);
 }
 
@@ -216,7 +221,8 @@ export function parseConfig(env: Record<string, string | undefined>, projectRoot
       : undefined,
     modelMaxRetries: e.MODEL_MAX_RETRIES,
     modelMaxOutputTokens: e.MODEL_MAX_OUTPUT_TOKENS,
-    databaseUrl: databaseUrlOf(e.DATABASE_URL, dataDir, projectRoot),
+    // The raw value: its emptiness is a choice here (checked above when it is not empty).
+    databaseUrl: databaseUrlOf(env.DATABASE_URL, dataDir, projectRoot),
     tracing: tracing ? { storePath: join(dataDir, 'traces.duckdb') } : undefined,
     memory: { lastMessages: e.MEMORY_LAST_MESSAGES },
     turns: { timeoutMs: e.MODEL_TIMEOUT_MS, idleTimeoutMs: e.MODEL_IDLE_TIMEOUT_MS, maxQueued: e.MAX_QUEUED_TURNS },
