@@ -213,6 +213,14 @@ describe('the docs page', () => {
     }
     expect(await (await h.get('/docs/init.js')).text()).toContain("url: '/api/openapi.json'");
   });
+
+  it('answers any other asset name with a 404, an inherited member name too', async () => {
+    for (const name of ['nope.js', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const response = await h.get(`/docs/${name}`);
+      expect(response.status, name).toBe(404);
+      expect(await response.json(), name).toMatchObject({ code: 'NOT_FOUND' });
+    }
+  });
 });
 
 describe('what a generated client needs', () => {

@@ -77,10 +77,11 @@ function ownRoutesDocument(customRoutes: ApiRoute[]): OpenAPIDocument {
 
 const swaggerUiDist = (file: string) => createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`);
 
-const ASSETS: Record<string, { file: string; type: string }> = {
-  'swagger-ui.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' },
-};
+// A Map: a path segment such as `constructor` must not find an object's inherited members.
+const ASSETS = new Map([
+  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' }],
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'text/javascript; charset=utf-8' }],
+]);
 
 // A separate script (not inline) so the page also works under a strict Content-Security-Policy.
 const INIT_SCRIPT = `window.ui = SwaggerUIBundle({ url: '${OPENAPI_PATH}', dom_id: '#docs', deepLinking: true, validatorUrl: null });\n`;
@@ -112,7 +113,7 @@ export function createDocsRoutes() {
     registerApiRoute(`${DOCS_PATH}/:asset`, {
       method: 'GET',
       handler: async (c) => {
-        const asset = ASSETS[c.req.param('asset')];
+        const asset = ASSETS.get(c.req.param('asset'));
         if (!asset) return c.notFound();
         const body = await readFile(swaggerUiDist(asset.file));
         return c.body(body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' });
