@@ -18,11 +18,22 @@ const contentPart = z.object({
   text: z.string({ error: 'content part text must be a string' }),
 });
 
+const textOf = (content: string | Array<{ text: string }>) => (typeof content === 'string' ? content : content.map(({ text }) => text).join(''));
+
+/**
+ * A message's content, a string or text parts, holding some text: the model never sees blank text (it is
+ * dropped on the way), so a blank user message would leave the turn without a question, or make the
+ * message before it the last one.
+ */
+export function textContent<Part extends z.ZodType<{ text: string }>>(part: Part, error: string) {
+  return z
+    .union([z.string(), z.array(part).min(1, 'content must not be empty')], { error })
+    .refine((content) => textOf(content).trim() !== '', 'content must hold some text, not only whitespace');
+}
+
 export const specMessage = z.object({
   role: z.enum(['user', 'assistant', 'system'], { error: 'role must be one of user, assistant, system' }),
-  content: z.union([z.string().min(1, 'content must not be empty'), z.array(contentPart).min(1, 'content must not be empty')], {
-    error: 'content must be a string or an array of {type, text} parts',
-  }),
+  content: textContent(contentPart, 'content must be a string or an array of {type, text} parts'),
 });
 
 export const MAX_MESSAGES = 100;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality, type SpecMessage } from './agent-request.ts';
+import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality, textContent, type SpecMessage } from './agent-request.ts';
 import { safeId } from './ids.ts';
 
 /**
@@ -18,9 +18,7 @@ const textPart = z.strictObject({ type: z.literal('text', { error: 'content part
 
 const nativeMessage = z.strictObject({
   role: z.enum(['user', 'assistant', 'system'], { error: 'role must be one of user, assistant, system' }),
-  content: z.union([z.string().min(1, 'content must not be empty'), z.array(textPart).min(1, 'content must not be empty')], {
-    error: 'content must be a string or an array of {type: "text", text} parts',
-  }),
+  content: textContent(textPart, 'content must be a string or an array of {type: "text", text} parts'),
 });
 
 const nativeMemory = z.strictObject({
@@ -35,7 +33,7 @@ const nativeRequestContext = z.strictObject({ personality: personality.optional(
 /** The request context as Mastra merged it (the query's reaches it without the body's schema), checked as the body's field. */
 export const nativeContextField = z.object({ requestContext: nativeRequestContext });
 
-const nativeMessages = z.union([z.string().min(1, 'messages must not be empty'), z.array(nativeMessage).min(1).max(MAX_MESSAGES)], {
+const nativeMessages = z.union([z.string().refine((text) => text.trim() !== '', 'messages must hold some text, not only whitespace'), z.array(nativeMessage).min(1).max(MAX_MESSAGES)], {
   error: 'messages must be a string or an array of {role, content} messages',
 });
 
