@@ -133,6 +133,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
     modelMaxOutputTokens: config.modelMaxOutputTokens,
     openMeteo: config.openMeteo,
     memory,
+    logger,
   });
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);

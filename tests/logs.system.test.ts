@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERATE, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { NATIVE } from './fixtures/spec-requests.ts';
 import { freePort } from './fixtures/service.ts';
 
 const OUTBOUND_REQUESTS_HOOK = join(import.meta.dirname, 'fixtures', 'outbound-requests.ts');
@@ -85,6 +86,43 @@ it("warns of the model server's rate limit passed on as a 429, and writes no fai
   const traceId = refused.headers.get('x-trace-id');
   expect(await logEvent((event) => event.msg === 'request' && event.traceId === traceId)).toMatchObject({ status: 400 });
   expect(lines().map((line) => JSON.parse(line)).filter((event) => event.traceId === traceId && event.msg === 'request failed')).toEqual([]);
+});
+
+it("logs a native client's model failure with its request's traceId, without the model server's text", async () => {
+  h.model.script({ error: { status: 401, message: 'Incorrect API key provided: sk-proj-LEAKED****WXYZ' } });
+  const response = await h.post(GENERATE, { messages: 'my native secret' }, NATIVE);
+  expect(response.status).toBe(500);
+  const traceId = response.headers.get('x-trace-id');
+  const failure = await logEvent((event) => event.msg === 'Error calling handler' && event.traceId === traceId);
+  expect(failure).toMatchObject({ level: 50, error: { name: 'AI_APICallError', message: 'The model call failed.' } });
+  const output = h.service.output();
+  expect(output).not.toContain('LEAKED');
+  expect(output).not.toContain('my native secret');
+});
+
+it('logs a failed tool call (the request succeeds) by tool, reason and upstream status, with the traceId, never the place asked for', async () => {
+  h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'The weather service is down.' });
+  h.weather.failNext(503);
+  const response = await h.post(GENERATE, userSays('Weather in Paris?'));
+  expect(response.status).toBe(200);
+  const failure = await logEvent((event) => event.msg === 'tool failed' && event.traceId === response.headers.get('x-trace-id'));
+  expect(failure).toEqual(expect.objectContaining({ level: 40, tool: 'weatherTool', errorClass: 'ToolFailure', reason: 'upstream-status', upstreamStatus: 503 }));
+  expect(JSON.stringify(failure)).not.toContain('Paris');
+});
+
+it('keeps the conversation out of the log at debug level too: no reply text, no tool arguments or results', async () => {
+  const verbose = await startCompanion({ LOG_LEVEL: 'debug' });
+  try {
+    verbose.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Varanasi' } }] }, { text: 'SECRET REPLY about the ghats' }, { text: ['SECRET', ' STREAM'] });
+    expect((await verbose.post(GENERATE, { ...userSays('USER WORDS'), threadId: 'debug-thread', resourceId: 'ada' })).status).toBe(200);
+    await (await verbose.post(STREAM, { ...userSays('MORE USER WORDS'), threadId: 'debug-thread', resourceId: 'ada' })).text();
+    await verbose.service.stop();
+    const output = verbose.service.output();
+    expect(output).toContain('"level":20');
+    for (const secret of ['SECRET', 'USER WORDS', 'Varanasi', 'Thunderstorm', 'You are the Friend']) expect(output).not.toContain(secret);
+  } finally {
+    await verbose.close();
+  }
 });
 
 it("reports the conversation store's failures as JSON lines too, with nothing else in the output", async () => {

@@ -7,6 +7,7 @@
  */
 import { PinoLogger } from '@mastra/loggers';
 import type { LogLevel } from '@mastra/core/logger';
+import { currentTraceId } from './request-trace.ts';
 
 export type LogFormat = 'json' | 'pretty';
 
@@ -14,7 +15,10 @@ export type LogFormat = 'json' | 'pretty';
 const SECRET_FIELDS = ['requestBodyValues', 'responseBody', 'data', 'prompt', 'messages', 'body', 'authorization', 'cookie', 'apiKey'];
 const NESTING = ['', 'error.', 'err.', 'error.cause.', 'error.lastError.', 'error.cause.cause.', 'args.', 'error.data.'];
 
-export const REDACTED_PATHS = NESTING.flatMap((prefix) => SECRET_FIELDS.map((field) => `${prefix}${field}`));
+/** What Mastra's debug lines on a model step or an agent run carry of the conversation: the reply, tool calls and results. */
+const CONVERSATION_FIELDS = ['text', 'reasoningText', 'toolCalls', 'toolResults', 'steps', 'result'];
+
+export const REDACTED_PATHS = [...NESTING.flatMap((prefix) => SECRET_FIELDS.map((field) => `${prefix}${field}`)), ...CONVERSATION_FIELDS];
 
 export function createLogger(options: { level: LogLevel; format: LogFormat }) {
   return new PinoLogger({
@@ -23,17 +27,36 @@ export function createLogger(options: { level: LogLevel; format: LogFormat }) {
     prettyPrint: options.format === 'pretty',
     redact: { paths: REDACTED_PATHS, remove: true },
     formatters: { log: withoutModelServerText },
+    mixin: withRequestTraceId,
   });
 }
 
+/** Every line written while a request is served names it, Mastra's own lines too. */
+function withRequestTraceId(): object {
+  const traceId = currentTraceId();
+  return traceId ? { traceId } : {};
+}
+
 /**
- * A failed model call (the AI SDK's `APICallError`, which Mastra's agent logs whole) carries the model server's
- * own words: its message, from the response body, is also the first line of its stack, and a 401's can quote part
- * of the key. Its status, URL and whether it may be retried are kept; the response headers (cookies) go too.
+ * A failed model call (an AI SDK error: `AI_APICallError`, `AI_RetryError`…), which Mastra logs whole,
+ * whether as the error itself or as its `{message, stack}`, carries the model server's own words: its
+ * message, from the response body, is also the first line of its stack, and a 401's can quote part of the
+ * key. Its name, status, URL and whether it may be retried are kept; the response headers (cookies) go too.
  */
 function withoutModelServerText(entry: Record<string, unknown>): Record<string, unknown> {
   const error = entry.error as Record<string, unknown> | undefined;
-  if (error?.name !== 'AI_APICallError') return entry;
+  const name = aiSdkErrorName(error);
+  if (!error || !name) return entry;
   const { message: _message, stack: _stack, responseHeaders: _headers, ...rest } = error;
-  return { ...entry, error: { ...rest, message: `The model server answered ${String(error.statusCode ?? 'nothing')}.` } };
+  const message = error.statusCode === undefined ? 'The model call failed.' : `The model server answered ${String(error.statusCode)}.`;
+  return { ...entry, error: { ...rest, name, message } };
+}
+
+const AI_SDK_ERROR = /^AI_\w+/;
+
+function aiSdkErrorName(error: Record<string, unknown> | undefined): string | undefined {
+  if (!error) return undefined;
+  const name = typeof error.name === 'string' ? error.name : undefined;
+  if (name && AI_SDK_ERROR.test(name)) return name;
+  return typeof error.stack === 'string' ? AI_SDK_ERROR.exec(error.stack)?.[0] : undefined;
 }

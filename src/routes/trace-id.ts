@@ -1,6 +1,7 @@
 /** @module A fresh trace id for every request, and the request's log line. */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { withTraceId } from '../observability/request-trace.ts';
 import './context.ts';
 
 export const TRACE_HEADER = 'x-trace-id';
@@ -15,7 +16,7 @@ export const traceId: MiddlewareHandler = async (c, next) => {
   c.set('traceId', id);
   c.header(TRACE_HEADER, id);
   const started = performance.now();
-  await next();
+  await withTraceId(id, next);
   // One access line per request: who, what, how it ended — never message text, prompts or keys.
   const conversation = c.get('conversation');
   c.get('mastra').getLogger().info('request', {

@@ -1,10 +1,11 @@
 /** @module The companion: four voices, two tools, conversation memory — all from the options given. */
 import { Agent } from '@mastra/core/agent';
+import type { IMastraLogger } from '@mastra/core/logger';
 import type { MastraMemory } from '@mastra/core/memory';
 import type { RequestContext } from '@mastra/core/request-context';
 import type { Config } from '../../../mastra.config.ts';
 import { createCompanionModel, modelProviderOptions } from '../model.ts';
-import { readableToolErrors } from '../processors/readable-tool-errors.ts';
+import { createToolErrors } from '../processors/tool-errors.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
 import { createSpiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
@@ -25,9 +26,11 @@ export interface CompanionAgentOptions {
   modelMaxOutputTokens: number;
   openMeteo: Config['openMeteo'];
   memory: MastraMemory | undefined;
+  /** Where failed tool calls are reported (the request itself succeeds). */
+  logger: IMastraLogger;
 }
 
-export function createCompanionAgent({ model, modelMaxRetries, modelMaxOutputTokens, openMeteo, memory }: CompanionAgentOptions) {
+export function createCompanionAgent({ model, modelMaxRetries, modelMaxOutputTokens, openMeteo, memory, logger }: CompanionAgentOptions) {
   return new Agent({
     id: COMPANION_AGENT_ID,
     name: 'Companion Agent',
@@ -40,7 +43,7 @@ export function createCompanionAgent({ model, modelMaxRetries, modelMaxOutputTok
       spiritualDestinationsTool: createSpiritualDestinationsTool(openMeteo),
     },
     memory,
-    outputProcessors: [readableToolErrors],
+    outputProcessors: [createToolErrors(logger)],
     defaultOptions: {
       providerOptions: modelProviderOptions(model),
       // Every model call's reply is capped, so one turn's cost and memory are too.

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { normalizeName } from './countries.ts';
 import type { PlaceName } from './place-name.ts';
+import { ToolFailure } from './tool-failure.ts';
 
 export interface RequestOptions {
   timeoutMs: number;
@@ -77,15 +78,15 @@ export async function getJson(url: URL, { timeoutMs, service, abortSignal }: Req
     response = await fetch(url, { signal, headers: { accept: 'application/json' } });
     if (response.ok) return await response.json();
   } catch (error) {
-    if (timeout.aborted) throw new Error(`${service} did not answer within ${timeoutMs} ms`, { cause: error });
+    if (timeout.aborted) throw new ToolFailure(`${service} did not answer within ${timeoutMs} ms`, 'timeout', { cause: error });
     // Cancelled by the caller (the agent run was aborted): nothing to explain.
     if (abortSignal?.aborted) throw error;
     if (error instanceof SyntaxError) throw unexpectedResponse(service, error);
-    throw new Error(`${service} could not be reached`, { cause: error });
+    throw new ToolFailure(`${service} could not be reached`, 'unreachable', { cause: error });
   }
   // Release the connection; the error body is of no use to the agent.
   await response.body?.cancel();
-  throw new Error(`${service} answered ${response.status}`);
+  throw new ToolFailure(`${service} answered ${response.status}`, 'upstream-status', { upstreamStatus: response.status });
 }
 
 export function parseResponse<Schema extends z.ZodType>(schema: Schema, body: unknown, service: string): z.infer<Schema> {
@@ -95,5 +96,5 @@ export function parseResponse<Schema extends z.ZodType>(schema: Schema, body: un
 }
 
 function unexpectedResponse(service: string, cause: unknown): Error {
-  return new Error(`${service} sent an unexpected response`, { cause });
+  return new ToolFailure(`${service} sent an unexpected response`, 'unexpected-response', { cause });
 }

@@ -19,6 +19,7 @@ import {
 import { createDestinationSearch } from './destination-search.ts';
 import type { Criterion } from './destination-vocabulary.ts';
 import { locatePlace } from './place-locator.ts';
+import { ToolFailure } from './tool-failure.ts';
 
 export interface SpiritualDestinationsToolOptions {
   /** Open-Meteo geocoding base URL, without a trailing slash; asked only for places the gazetteer lacks. */
@@ -107,7 +108,9 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       const place = nearName
         ? await locatePlace(nearName, DESTINATIONS, { ...options, service: SERVICE, abortSignal })
         : undefined;
-      if (nearName && !place) throw new Error(`Place "${nearName}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`);
+      if (nearName && !place) {
+        throw new ToolFailure(`Place "${nearName}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
+      }
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const answer = search({
         criteria,

@@ -2,6 +2,7 @@ import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { geocode, getJson, parseResponse, type GeocodedPlace } from './open-meteo-client.ts';
 import { parsePlaceName } from './place-name.ts';
+import { ToolFailure } from './tool-failure.ts';
 import { describeWeatherCode } from './wmo-weather-codes.ts';
 
 const SERVICE = 'Weather service';
@@ -71,7 +72,7 @@ export function createWeatherTool(options: WeatherToolOptions) {
 
 async function findPlace(location: string, options: WeatherToolOptions, abortSignal?: AbortSignal): Promise<GeocodedPlace> {
   const place = await geocode(parsePlaceName(location), { ...options, service: SERVICE, abortSignal });
-  if (!place) throw new Error(`Location "${location}" was not found`);
+  if (!place) throw new ToolFailure(`Location "${location}" was not found`, 'not-found');
   return place;
 }
 
