@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
+import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 
 // Twenty clients ask for a 10 MB reply each, read the response headers, then stop reading; then twenty more.
 // The real process is measured (RSS from /proc); the socket buffers hold a few MB per client before writes wait.
@@ -24,12 +24,13 @@ function memoryOf(pid: number) {
 }
 
 /** A raw HTTP client that sends a /stream request, waits for the response headers, then stops reading. */
-function stalledClient(url: string) {
+function stalledClient(url: string, request: { body: unknown; headers?: string } = { body: userSays('Tell me everything.') }) {
   const { hostname, port } = new URL(url);
-  const body = JSON.stringify(userSays('Tell me everything.'));
+  const body = JSON.stringify(request.body);
   const socket = connect(Number(port), hostname);
   socket.write(
-    `POST ${STREAM} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `POST ${STREAM} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\n${request.headers ?? ''}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   const headers = new Promise<string>((resolve) => {
     let received = '';
@@ -94,3 +95,19 @@ it('drops clients that stop reading, aborts their model calls, and keeps the ser
   // Between the two: a bound that a busy CI machine still meets and a server without the drop does not (+740 MB).
   expect(secondWave.peakMb - before.nowMb).toBeLessThan(650);
 }, 90_000);
+
+it('drops a native client (@mastra/client-js) that stops reading too, and frees its thread for the next turn', async () => {
+  h.model.beforeChunk = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const first = h.model.requests.length;
+  h.model.script({ text: Array.from({ length: CHUNKS }, () => CHUNK_TEXT) }, { text: 'Here again.' });
+  const memory = { thread: 'stalled-native', resource: 'reader' };
+  const client = stalledClient(h.service.url, { body: { messages: 'Tell me everything.', memory }, headers: 'x-mastra-client-type: client-js\r\n' });
+  expect(await client.headers).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  while (h.model.requests.length <= first) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Without the drop, the turn held its thread until MODEL_TIMEOUT_MS (here 10 minutes).
+  await h.model.requests[first]!.aborted;
+  await readToEnd(client.socket);
+  const next = await h.post(GENERATE, { ...userSays('Are you there?'), threadId: memory.thread, resourceId: memory.resource });
+  expect(next.status).toBe(200);
+  expect((await next.json()).text).toBe('Here again.');
+}, 30_000);

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse } from '../contract/generate-response.ts';
@@ -8,6 +7,7 @@ import type { ServerMode } from '../security/route-gate.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
 import type { Turn } from '../threads/turn.ts';
 import { prepareAgentCall } from './agent-call.ts';
+import { dropConnection } from './client-connection.ts';
 import { logFailure } from './error-handler.ts';
 import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
@@ -119,9 +119,4 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
 function throwIfStopped(turn: Turn) {
   const reason = turn.stopped();
   if (reason) throw reason;
-}
-
-/** Closes the client's connection (on Node; an in-process request has none to close). */
-function dropConnection(c: Context) {
-  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.destroy();
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { MASTRA_RESOURCE_ID_KEY, type RequestContext } from '@mastra/core/request-context';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
-import { CLIENT_GONE, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
+import { CLIENT_GONE, clientTooSlow, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
 import { titleFrom } from '../contract/agent-input.ts';
 import {
   namedPersonality,
@@ -20,7 +20,8 @@ import { openConversation } from '../threads/conversation.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
 import { readJsonBody } from './agent-call.ts';
 import { replaceJsonBody } from './response-body.ts';
-import { settle } from './spec-stream.ts';
+import { dropConnection } from './client-connection.ts';
+import { settle, type StreamTiming } from './spec-stream.ts';
 import './context.ts';
 
 /**
@@ -38,6 +39,8 @@ import './context.ts';
 export interface NativeCallOptions {
   mode: ServerMode;
   turns: TurnOptions;
+  /** A client that leaves a frame unread this long is dropped, as on a SPEC stream. */
+  stream: Pick<StreamTiming, 'writeTimeoutMs'>;
 }
 
 const CLIENT_CONTEXT_KEYS = new Set([PERSONALITY_KEY]);
@@ -142,7 +145,7 @@ interface NativeGenerateReply {
  */
 export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions, turn: Turn): Promise<void> {
   const contentType = c.res.headers.get('content-type') ?? '';
-  if (contentType.startsWith('text/event-stream') && c.res.body) return sanitizeNativeStream(c, turn);
+  if (contentType.startsWith('text/event-stream') && c.res.body) return sanitizeNativeStream(c, turn, options.stream.writeTimeoutMs);
   try {
     const reason = turn.stopped();
     if (reason) throw reason;
@@ -166,9 +169,12 @@ function redactedRequest(request: { body?: unknown } | undefined) {
 /**
  * Rewrites each frame of a native stream whole (SSE frames end with a blank
  * line). The turn ends with the stream: after its last frame, or, when its
- * client leaves, once Mastra has finished the stopped run (`settle`).
+ * client leaves, once Mastra has finished the stopped run (`settle`). The
+ * server takes the next chunk once the client has read the last one: a chunk
+ * left waiting `writeTimeoutMs` means a client that stopped reading, which is
+ * dropped and its turn stopped, freeing its thread.
  */
-function sanitizeNativeStream(c: Context, turn: Turn): void {
+function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number): void {
   let pending = '';
   const frames = new TransformStream<string, string>({
     transform(chunk, controller) {
@@ -181,11 +187,21 @@ function sanitizeNativeStream(c: Context, turn: Turn): void {
     },
   });
   const reader = c.res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(frames).pipeThrough(new TextEncoderStream()).getReader();
+  let unread: NodeJS.Timeout | undefined;
+  const stalled = () => {
+    turn.abort(clientTooSlow(writeTimeoutMs));
+    dropConnection(c);
+  };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      clearTimeout(unread);
       try {
         const next = await reader.read();
-        if (!next.done) return controller.enqueue(next.value);
+        if (!next.done) {
+          controller.enqueue(next.value);
+          unread = setTimeout(stalled, writeTimeoutMs);
+          return;
+        }
         controller.close();
       } catch (error) {
         controller.error(error);
@@ -193,6 +209,7 @@ function sanitizeNativeStream(c: Context, turn: Turn): void {
       turn.end();
     },
     async cancel() {
+      clearTimeout(unread);
       turn.abort(CLIENT_GONE);
       await settle(reader);
       turn.end();
