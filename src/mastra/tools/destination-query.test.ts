@@ -39,6 +39,13 @@ describe('parseQuery', () => {
     expect(parseQuery('Ethiopian churches').criteria).toContainEqual({ label: 'ethiopian', countryCodes: ['ET'] });
   });
 
+  it.each(['pilgrimage sites', 'pilgrimage places', 'pilgrimage destinations'])('reads "%s" as pilgrimage of any kind', (phrase) => {
+    expect(parseQuery(`Hindu ${phrase}`).criteria).toEqual([
+      { label: 'hindu', traditions: ['Hindu'] },
+      { ...parseQuery('pilgrimage').criteria[0], label: phrase },
+    ]);
+  });
+
   it('treats several traditions, kinds or countries as alternatives', () => {
     expect(parseQuery('Buddhist or Hindu temples in Nepal or Bhutan').criteria).toEqual([
       { label: 'buddhist or hindu', traditions: ['Buddhist', 'Hindu'] },

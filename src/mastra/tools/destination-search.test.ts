@@ -137,6 +137,12 @@ describe('destination search: words', () => {
     expect(find('retreat in the United States').destinations.map(({ id }) => id)).toContain('spirit-rock-meditation-center');
   });
 
+  it('finds pilgrimage sites of every kind, not only those the catalogue files as "pilgrimage site"', () => {
+    expect(ids(find('Sikh pilgrimage sites').destinations)).toContain('hemkund-sahib'); // a gurdwara
+    expect(ids(find('pilgrimage sites in Saudi Arabia').destinations).sort()).toEqual(['al-masjid-an-nabawi', 'great-mosque-of-mecca']);
+    expect(find('Hindu pilgrimage sites').total).toBe(find('Hindu pilgrimage').total);
+  });
+
   it('narrows by leftover words when some matching place has them, and says which it ignored', () => {
     const inKyoto = find('Zen temples in Kyoto');
     expect(inKyoto.destinations.every(({ nearestTown }) => nearestTown === 'Kyoto')).toBe(true);

@@ -68,8 +68,8 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['interfaith', 'ecumenical', 'multifaith', 'all faiths'], [tradition('Interfaith')]],
 
   // Kinds
-  [['pilgrimage', 'pilgrimages', 'pilgrim'], [{ kinds: ['pilgrimage site', 'pilgrimage route', 'holy city'], practices: ['pilgrimage walk'] }]],
-  [['pilgrimage site'], [kind('pilgrimage site')]],
+  // "Pilgrimage sites" is how people ask for pilgrimages of any kind, not for the catalogue's kind of that name.
+  [['pilgrimage', 'pilgrimages', 'pilgrim', 'pilgrimage site', 'pilgrimage place', 'pilgrimage destination'], [{ kinds: ['pilgrimage site', 'pilgrimage route', 'holy city'], practices: ['pilgrimage walk'] }]],
   [['holy city', 'sacred city'], [kind('holy city')]],
   [['pilgrimage route', 'pilgrim route', 'pilgrim trail', 'pilgrimage trail', 'camino'], [kind('pilgrimage route')]],
   [['temple', 'wat', 'mandir', 'kovil', 'pura'], [{ kinds: ['temple'], nameWords: ['temple'] }]],
