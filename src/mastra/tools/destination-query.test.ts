@@ -93,6 +93,12 @@ describe('parseQuery', () => {
     ['monasteries close to Kathmandu, please', { place: 'Kathmandu' }, ['monasteries']],
     ['anything near Santiago de Compostela', { place: 'Santiago de Compostela' }, []],
     ['a mosque near Istanbul in Turkey', { place: 'Istanbul' }, ['mosque', 'turkey']],
+    ['mosques near Córdoba, Spain', { place: 'Córdoba, Spain' }, ['mosques']],
+    ['monasteries within 30 km of Kathmandu, Nepal', { place: 'Kathmandu, Nepal', radiusKm: 30 }, ['monasteries']],
+    ['Buddhist temples near Cambridge, Massachusetts', { place: 'Cambridge, Massachusetts' }, ['buddhist', 'temples']],
+    ['churches near Cambridge, Massachusetts, USA, with a choir', { place: 'Cambridge, Massachusetts, USA' }, ['churches', 'choir']],
+    ['shrines near Delhi, Sufi ones', { place: 'Delhi' }, ['shrines', 'sufi']],
+    ['shrines near Delhi, Sufi', { place: 'Delhi' }, ['shrines', 'sufi']],
   ])('reads "%s" as a search near a place', (query, near, labels) => {
     const parsed = parseQuery(query);
     expect(parsed.near).toEqual(near);

@@ -48,6 +48,8 @@ const PLACE_END = String.raw`(?=\s+(?:within|in|for|with|that|which|where|and)\b
 const WITHIN_OF = new RegExp(String.raw`\bwithin\s+${DISTANCE}\s+(?:of|from|around)\s+${PLACE}${PLACE_END}`, 'iu');
 const NEAR = new RegExp(String.raw`\b(?:near|nearby|around|close to|next to|not far from|outside)\s+${PLACE}${PLACE_END}`, 'iu');
 const RADIUS = new RegExp(String.raw`\bwithin\s+${DISTANCE}`, 'iu');
+/** A part after a comma that may say where the place lies: "Córdoba, Spain". */
+const QUALIFIER = new RegExp(String.raw`^\s*,\s*([^,.;!?]+?)${PLACE_END}`, 'u');
 
 export function parseQuery(text: string): ParsedQuery {
   const { near, rest } = extractNear(text);
@@ -59,14 +61,39 @@ export function parseQuery(text: string): ParsedQuery {
 function extractNear(text: string): { near?: NearRequest; rest: string } {
   const withinOf = WITHIN_OF.exec(text);
   if (withinOf) {
-    const [phrase, amount, unit, place] = withinOf;
-    return { near: { place: place.trim(), radiusKm: toKm(amount, unit) }, rest: text.replace(phrase, ' ') };
+    const [, amount, unit, name] = withinOf;
+    const { place, phrase } = withQualifiers(text, withinOf, name);
+    return { near: { place, radiusKm: toKm(amount, unit) }, rest: text.replace(phrase, ' ') };
   }
   const near = NEAR.exec(text);
   if (!near || namesARegion(near[1])) return { rest: text.replace(RADIUS, ' ') };
+  const { place, phrase } = withQualifiers(text, near, near[1]);
   const radius = RADIUS.exec(text);
-  const rest = text.replace(near[0], ' ').replace(RADIUS, ' ');
-  return { near: { place: near[1].trim(), ...(radius && { radiusKm: toKm(radius[1], radius[2]) }) }, rest };
+  const rest = text.replace(phrase, ' ').replace(RADIUS, ' ');
+  return { near: { place, ...(radius && { radiusKm: toKm(radius[1], radius[2]) }) }, rest };
+}
+
+/**
+ * The place with the parts after its commas that say where it lies ("Córdoba, Spain", "Cambridge,
+ * Massachusetts"), so it is looked for there; other parts ("Kathmandu, please") go on with the request.
+ */
+function withQualifiers(text: string, match: RegExpExecArray, name: string): { place: string; phrase: string } {
+  let place = name.trim();
+  let end = match.index + match[0].length;
+  let qualifier: RegExpExecArray | null;
+  while ((qualifier = QUALIFIER.exec(text.slice(end))) && namesWhereAPlaceLies(qualifier[1])) {
+    place += `, ${qualifier[1].trim()}`;
+    end += qualifier[0].length;
+  }
+  return { place, phrase: text.slice(match.index, end) };
+}
+
+/** A country, or a region's proper name: capitalised, and no word of the request ("Delhi, Sufi"). */
+function namesWhereAPlaceLies(part: string): boolean {
+  if (countryCodeOf(part)) return true;
+  const normalized = normalizeName(part);
+  const capitalised = part.trim().split(/\s+/).every((word) => /^\p{Lu}/u.test(word));
+  return capitalised && !CRITERIA_BY_PHRASE.has(normalized) && !STOP_WORDS.has(normalized);
 }
 
 function toKm(amount: string, unit: string): number {

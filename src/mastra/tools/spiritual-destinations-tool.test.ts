@@ -116,6 +116,35 @@ describe('spiritualDestinationsTool', () => {
     );
   });
 
+  it.each([
+    ['with its country in the query', { query: 'mosques near Córdoba, Spain' }],
+    ['in the country the query asks for', { query: 'mosques near Córdoba in Spain' }],
+    ['in the country the filter asks for', { query: 'mosques', near: 'Córdoba', country: 'Spain' }],
+  ])('finds a place named %s there, not its larger namesake elsewhere', async (_, input) => {
+    const output = await outputOf(tool, input);
+    expect(output.understood.near).toMatchObject({ name: 'Córdoba', country: 'Spain' });
+    expect(output.destinations.map(({ id }) => id)).toEqual(['mosque-cathedral-of-cordoba']);
+    expect(standIn.requests).toEqual([]);
+  });
+
+  it('asks Open-Meteo for a place in the country the query names', async () => {
+    standIn.places.set('santiago', openMeteoPlace({ name: 'Santiago', latitude: -33.45694, longitude: -70.64827, country_code: 'CL', country: 'Chile', population: 4_837_295 }));
+    standIn.places.set('santiago, galicia', openMeteoPlace({ name: 'Santiago', latitude: 42.88052, longitude: -8.54569, country_code: 'ES', country: 'Spain', admin1: 'Galicia', population: 95_092 }));
+
+    const output = await outputOf(tool, { query: 'churches near Santiago, Spain' });
+    expect(standIn.requests.map(({ query }) => query)).toEqual([{ name: 'Santiago', count: '1', language: 'en', format: 'json', countryCode: 'ES' }]);
+    expect(output.understood.near).toMatchObject({ name: 'Santiago', country: 'Spain' });
+    expect(output.destinations.map(({ id }) => id)).toContain('santiago-de-compostela-cathedral');
+  });
+
+  it('reads "near City, Region" in the query as that region\'s city', async () => {
+    standIn.places.set('cambridge', openMeteoPlace({ name: 'Cambridge', latitude: 52.2, longitude: 0.11667, country_code: 'GB', country: 'United Kingdom', admin1: 'England', population: 145818 }));
+    standIn.places.set('cambridge, massachusetts', openMeteoPlace({ name: 'Cambridge', latitude: 42.3751, longitude: -71.10561, country_code: 'US', country: 'United States', admin1: 'Massachusetts', population: 118403 }));
+
+    const output = await outputOf(tool, { query: 'Buddhist temples near Cambridge, Massachusetts' });
+    expect(output.understood).toMatchObject({ criteria: ['buddhist', 'temples'], near: { name: 'Cambridge', country: 'United States' } });
+  });
+
   it('looks a place the gazetteer lacks up in its country, then in a region of that name ("Atlanta, Georgia")', async () => {
     await expect(execute(tool, { near: 'Xanadu Hollow, Japan' })).rejects.toThrow('was not found');
     expect(standIn.requests.map(({ query }) => query)).toEqual([

@@ -6,7 +6,7 @@
  */
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { countryCodeOf } from './countries.ts';
+import { countryCodeOf, countryNameOf } from './countries.ts';
 import { DESTINATIONS } from './destination-catalogue.ts';
 import { parseQuery } from './destination-query.ts';
 import {
@@ -19,6 +19,7 @@ import {
 import { createDestinationSearch } from './destination-search.ts';
 import type { Criterion } from './destination-vocabulary.ts';
 import { locatePlace } from './place-locator.ts';
+import { parsePlaceName } from './place-name.ts';
 import { ToolFailure } from './tool-failure.ts';
 
 export interface SpiritualDestinationsToolOptions {
@@ -102,7 +103,9 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
     outputSchema: OutputSchema,
     execute: async (input, { abortSignal }) => {
       const parsed = parseQuery(input.query ?? '');
-      const nearName = input.near ?? parsed.near?.place;
+      const criteria = [...criteriaOf(input), ...parsed.criteria];
+      const near = input.near ?? parsed.near?.place;
+      const nearName = near && inRequestedCountry(near, criteria);
       // A radius in the words is held to the field's bounds: at most MAX_RADIUS_KM, and a zero one means the default.
       const radiusKm = input.radiusKm ?? (Math.min(parsed.near?.radiusKm ?? 0, MAX_RADIUS_KM) || DEFAULT_RADIUS_KM);
       const place = nearName
@@ -111,7 +114,6 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       if (nearName && !place) {
         throw new ToolFailure(`Place "${nearName}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
       }
-      const criteria = [...criteriaOf(input), ...parsed.criteria];
       const answer = search({
         criteria,
         freeWords: parsed.freeWords,
@@ -129,6 +131,18 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       };
     },
   });
+}
+
+/**
+ * "Córdoba" in a request for places in Spain is the Córdoba in Spain, not the larger one in Argentina:
+ * a place named without its country or region is looked for in the one country the request asks for.
+ */
+function inRequestedCountry(place: string, criteria: readonly Criterion[]): string {
+  const requested = new Set(criteria.flatMap((criterion) => criterion.countryCodes ?? []));
+  const [code] = requested;
+  if (requested.size !== 1 || parsePlaceName(place).qualifiers.length > 0) return place;
+  // The place's parts are split at commas, and a few official names hold one ("Korea, Republic of").
+  return `${place}, ${countryNameOf(code!)!.replaceAll(',', '')}`;
 }
 
 function criteriaOf({ tradition, kind, practice, country, continent }: z.infer<typeof InputSchema>): Criterion[] {
