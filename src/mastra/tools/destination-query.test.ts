@@ -46,6 +46,14 @@ describe('parseQuery', () => {
     ]);
   });
 
+  it('takes plain "Orthodox" as any Orthodox church, "Greek Orthodox" as the Eastern one', () => {
+    expect(parseQuery('Orthodox').criteria).toEqual([
+      { label: 'orthodox', traditions: ['Orthodox', 'Ethiopian Orthodox', 'Coptic', 'Armenian Apostolic'] },
+    ]);
+    expect(parseQuery('Orthodox Christian').criteria).toEqual(parseQuery('Orthodox').criteria);
+    expect(parseQuery('Greek Orthodox').criteria).toEqual([{ label: 'greek orthodox', traditions: ['Orthodox'] }]);
+  });
+
   it('treats several traditions, kinds or countries as alternatives', () => {
     expect(parseQuery('Buddhist or Hindu temples in Nepal or Bhutan').criteria).toEqual([
       { label: 'buddhist or hindu', traditions: ['Buddhist', 'Hindu'] },

@@ -143,6 +143,14 @@ describe('destination search: words', () => {
     expect(find('Hindu pilgrimage sites').total).toBe(find('Hindu pilgrimage').total);
   });
 
+  it('finds the Ethiopian, Coptic and Armenian churches as Orthodox', () => {
+    const ethiopian = find('Orthodox churches in Ethiopia');
+    expect(ethiopian.total).toBeGreaterThanOrEqual(4);
+    expect(ethiopian.destinations.every(({ traditions }) => traditions.includes('Ethiopian Orthodox'))).toBe(true);
+    expect(ids(find('Orthodox monasteries in Egypt').destinations)).toContain('monastery-of-saint-pishoy'); // Coptic
+    expect(ids(find('Orthodox churches in Armenia').destinations)).toContain('etchmiadzin-cathedral');
+  });
+
   it('narrows by leftover words when some matching place has them, and says which it ignored', () => {
     const inKyoto = find('Zen temples in Kyoto');
     expect(inKyoto.destinations.every(({ nearestTown }) => nearestTown === 'Kyoto')).toBe(true);

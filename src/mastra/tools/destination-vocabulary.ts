@@ -40,7 +40,10 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['hindu', 'hinduism', 'vedic', 'shaivite', 'vaishnava'], [tradition('Hindu')]],
   [['christian', 'christianity', 'christ', 'jesus', 'biblical'], [tradition('Christian')]],
   [['catholic', 'roman catholic', 'catholicism', 'marian', 'benedictine', 'franciscan', 'trappist'], [tradition('Catholic')]],
-  [['orthodox', 'eastern orthodox', 'greek orthodox', 'russian orthodox'], [tradition('Orthodox')]],
+  // The catalogue files the Oriental Orthodox churches apart from the Eastern one; plain "Orthodox" is any of them.
+  [['orthodox'], [tradition('Orthodox', 'Ethiopian Orthodox', 'Coptic', 'Armenian Apostolic')]],
+  [['eastern orthodox', 'greek orthodox', 'russian orthodox'], [tradition('Orthodox')]],
+  [['oriental orthodox'], [tradition('Ethiopian Orthodox', 'Coptic', 'Armenian Apostolic')]],
   [['protestant', 'lutheran', 'evangelical', 'methodist', 'baptist', 'presbyterian', 'reformed', 'quaker', 'moravian'], [tradition('Protestant')]],
   [['anglican', 'episcopal', 'church of england'], [tradition('Anglican')]],
   [['coptic', 'copt', 'copts'], [tradition('Coptic')]],
