@@ -86,6 +86,19 @@ describe('parseQuery', () => {
     expect(parseQuery('show us temples').criteria.map((criterion) => criterion.label)).toEqual(['temples']);
   });
 
+  it.each(['in the US', 'in the U.S.', 'in U.S.A.', 'across the US', 'around the U.S.', 'throughout the U.S.A'])(
+    'reads "temples %s" as the United States',
+    (where) => {
+      expect(parseQuery(`show us temples ${where}`)).toEqual({
+        criteria: [
+          { label: 'temples', kinds: ['temple'], nameWords: ['temple'] },
+          { label: 'united states', countryCodes: ['US'] },
+        ],
+        freeWords: [],
+      });
+    },
+  );
+
   it('keeps unknown words, without stop words, for full-text ranking', () => {
     expect(parseQuery("Show me the Tiger's Nest monastery in Bhutan")).toMatchObject({
       criteria: [{ label: 'monastery' }, { label: 'bhutan' }],

@@ -151,6 +151,13 @@ describe('destination search: words', () => {
     expect(ids(find('Orthodox churches in Armenia').destinations)).toContain('etchmiadzin-cathedral');
   });
 
+  it('finds places in the US, written as people write it', () => {
+    const usa = find('meditation retreat in the U.S.');
+    expect(usa.total).toBeGreaterThan(0);
+    expect(usa.destinations.every(({ country }) => country === 'United States')).toBe(true);
+    expect(usa).toEqual(find('meditation retreat in the United States'));
+  });
+
   it('narrows by leftover words when some matching place has them, and says which it ignored', () => {
     const inKyoto = find('Zen temples in Kyoto');
     expect(inKyoto.destinations.every(({ nearestTown }) => nearestTown === 'Kyoto')).toBe(true);

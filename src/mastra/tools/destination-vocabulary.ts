@@ -171,6 +171,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'should would will do does did show find give tell recommend suggest suggestion ideas looking look want wish like ' +
     'love go going visit visiting travel travelling traveling trip place places site sites spot spots destination ' +
     'destinations spiritual sacred holy famous best good great nice beautiful peaceful quiet some any somewhere ' +
-    'where what which who how there here please top most list about near around close nearby within km miles'
+    'where what which who how there here please top most list about near around across throughout close nearby within ' +
+    'km miles'
   ).split(' '),
 );
