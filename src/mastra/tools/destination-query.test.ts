@@ -74,11 +74,11 @@ describe('parseQuery', () => {
     ]);
   });
 
-  it('turns regions people name into countries', () => {
+  it('turns regions people name into countries, or into areas of a country', () => {
     expect(parseQuery('the Holy Land').criteria).toEqual([{ label: 'holy land', countryCodes: ['IL', 'PS', 'JO'] }]);
-    expect(parseQuery('Tibet').criteria).toEqual([
-      { label: 'tibet', traditions: ['Tibetan Buddhist'] },
-      { label: 'tibet', countryCodes: ['CN'] },
+    expect(parseQuery('Tibet').criteria).toEqual([{ label: 'tibet', areas: [expect.objectContaining({ countryCode: 'CN' })] }]);
+    expect(parseQuery('Bali or Nepal').criteria).toEqual([
+      { label: 'bali or nepal', areas: [expect.objectContaining({ countryCode: 'ID' })], countryCodes: ['NP'] },
     ]);
   });
 

@@ -38,7 +38,7 @@ function buildPhraseIndex(): Map<string, readonly CriterionSpec[]> {
     const code = countryCodeOf(name);
     if (code && !AMBIGUOUS_COUNTRY_NAMES.has(name)) index.set(name, [{ countryCodes: [code] }]);
   }
-  // The vocabulary wins over country names: "Georgia" stays a country, "Tibet" is not one.
+  // The vocabulary wins over country names: "Georgia" stays a country, "Tibet" is a region.
   for (const [phrases, criteria] of PHRASES) for (const phrase of phrases) index.set(phrase, criteria);
   return index;
 }
@@ -108,7 +108,7 @@ const NOT_PLACES = new Set(['world', 'globe', 'me', 'us', 'here']);
 function namesARegion(place: string): boolean {
   if (NOT_PLACES.has(normalizeName(place))) return true;
   const criteria = CRITERIA_BY_PHRASE.get(normalizeName(place));
-  return criteria !== undefined && criteria.every((criterion) => criterion.countryCodes || criterion.continents);
+  return criteria !== undefined && criteria.every(namesPlaces);
 }
 
 /** Longest known phrase first at each position; what matches nothing and is no stop word is free text. */
@@ -171,12 +171,18 @@ function mergeAlternatives(criteria: readonly Criterion[]): Criterion[] {
   return [...merged, ...others];
 }
 
-function dimensionOf({ traditions, kinds, nameWords, countryCodes, continents, practices }: Criterion): Dimension | undefined {
+function dimensionOf(criterion: Criterion): Dimension | undefined {
+  const { traditions, kinds, nameWords, practices } = criterion;
+  const places = namesPlaces(criterion);
   if (practices) return undefined;
-  if (traditions && !kinds && !countryCodes && !continents) return 'tradition';
-  if (kinds && !traditions && !countryCodes && !continents) return 'kind';
-  if ((countryCodes || continents) && !traditions && !kinds && !nameWords) return 'place';
+  if (traditions && !kinds && !places) return 'tradition';
+  if (kinds && !traditions && !places) return 'kind';
+  if (places && !traditions && !kinds && !nameWords) return 'place';
   return undefined;
+}
+
+function namesPlaces({ countryCodes, continents, areas }: CriterionSpec): boolean {
+  return Boolean(countryCodes || continents || areas);
 }
 
 function mergeTraditions(group: readonly Criterion[]): Criterion {
@@ -188,8 +194,8 @@ function mergeTraditions(group: readonly Criterion[]): Criterion {
 function mergeCriteria(group: readonly Criterion[]): Criterion {
   if (group.length === 1) return group[0]!;
   const merged: Criterion = { label: group.map((criterion) => criterion.label).join(' or ') };
-  for (const key of ['traditions', 'kinds', 'nameWords', 'countryCodes', 'continents'] as const) {
-    const values = [...new Set(group.flatMap((criterion): readonly string[] => criterion[key] ?? []))];
+  for (const key of ['traditions', 'kinds', 'nameWords', 'countryCodes', 'continents', 'areas'] as const) {
+    const values = [...new Set(group.flatMap((criterion): readonly unknown[] => criterion[key] ?? []))];
     if (values.length > 0) Object.assign(merged, { [key]: values });
   }
   return merged;

@@ -158,6 +158,14 @@ describe('destination search: words', () => {
     expect(usa).toEqual(find('meditation retreat in the United States'));
   });
 
+  it('keeps a region to its own places: Tibet is not Beijing, nor Bali Java', () => {
+    expect(ids(find('Tibet').destinations).sort()).toEqual(['jokhang', 'lake-manasarovar', 'mount-kailash', 'tashi-lhunpo-monastery']);
+    expect(ids(find('temples in Tibet').destinations)).toEqual(['jokhang']);
+    expect(ids(find('monasteries in Tibet or Nepal').destinations)).toEqual(expect.arrayContaining(['tashi-lhunpo-monastery', 'kopan-monastery']));
+    expect(ids(find('temples in Bali').destinations).sort()).toEqual(['besakih', 'tanah-lot', 'tirta-empul-temple']);
+    expect(find('Buddhist temples in Bali').total).toBe(0);
+  });
+
   it('narrows by leftover words when some matching place has them, and says which it ignored', () => {
     const inKyoto = find('Zen temples in Kyoto');
     expect(inKyoto.destinations.every(({ nearestTown }) => nearestTown === 'Kyoto')).toBe(true);

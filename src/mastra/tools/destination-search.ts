@@ -11,7 +11,7 @@ import { stemmer } from 'stemmer';
 import { countryCodeOf, normalizeName } from './countries.ts';
 import { singularOf } from './destination-query.ts';
 import type { Destination, DestinationMatch } from './destination-schema.ts';
-import { STOP_WORDS, type Criterion } from './destination-vocabulary.ts';
+import { STOP_WORDS, type Area, type Criterion } from './destination-vocabulary.ts';
 import { haversineKm, type Coordinates } from './great-circle.ts';
 
 export interface CatalogueQuery {
@@ -81,9 +81,14 @@ function meets({ destination, countryCode, nameWords }: IndexedDestination, crit
       criterion.practices?.some((practice) => destination.practices.includes(practice)) ||
       (countryCode !== undefined && criterion.countryCodes?.includes(countryCode)) ||
       criterion.continents?.includes(destination.region) ||
+      criterion.areas?.some((area) => area.countryCode === countryCode && liesIn(destination, area)) ||
       criterion.nameWords?.some((word) => nameWords.has(word))) ??
     false
   );
+}
+
+function liesIn({ latitude, longitude }: Coordinates, { south, north, west, east }: Area): boolean {
+  return latitude >= south && latitude <= north && longitude >= west && longitude <= east;
 }
 
 function byDistance(ranked: ReadonlyArray<{ destination: Destination }>, near: Coordinates & { radiusKm: number }): DestinationMatch[] {

@@ -16,17 +16,33 @@ export interface Criterion {
   /** ISO 3166-1 alpha-2 codes */
   countryCodes?: readonly string[];
   continents?: readonly Continent[];
+  /** Regions people name as if they were countries ("Tibet", "Bali"). */
+  areas?: readonly Area[];
   /** Words (singular) in a destination's name that meet it too: the "Rock-Hewn Churches, Lalibela" are asked for as churches. */
   nameWords?: readonly string[];
 }
 
 export type CriterionSpec = Omit<Criterion, 'label'>;
 
+/**
+ * A region inside one country, as a box of latitudes and longitudes around it: close enough for a catalogue
+ * of well-spaced places, while the country keeps out the neighbours the box overlaps (Nepal in Tibet's).
+ */
+export interface Area {
+  /** ISO 3166-1 alpha-2 */
+  countryCode: string;
+  south: number;
+  north: number;
+  west: number;
+  east: number;
+}
+
 const tradition = (...traditions: Tradition[]): CriterionSpec => ({ traditions });
 const kind = (...kinds: Kind[]): CriterionSpec => ({ kinds });
 const practice = (...practices: Practice[]): CriterionSpec => ({ practices });
 const countries = (...countryCodes: string[]): CriterionSpec => ({ countryCodes });
 const continent = (...continents: Continent[]): CriterionSpec => ({ continents });
+const area = (...areas: Area[]): CriterionSpec => ({ areas });
 
 /** Phrases (lower case, no accents or apostrophes) to the criteria they stand for. */
 export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criteria: readonly CriterionSpec[]]> = [
@@ -36,7 +52,6 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['mahayana', 'pure land', 'shingon', 'tendai'], [tradition('Mahayana')]],
   [['zen', 'chan', 'seon', 'zazen', 'rinzai', 'soto'], [tradition('Zen')]],
   [['tibetan', 'tibetan buddhist', 'tibetan buddhism', 'vajrayana', 'lamaist'], [tradition('Tibetan Buddhist')]],
-  [['tibet'], [tradition('Tibetan Buddhist'), countries('CN')]],
   [['hindu', 'hinduism', 'vedic', 'shaivite', 'vaishnava'], [tradition('Hindu')]],
   [['christian', 'christianity', 'christ', 'jesus', 'biblical'], [tradition('Christian')]],
   [['catholic', 'roman catholic', 'catholicism', 'marian', 'benedictine', 'franciscan', 'trappist'], [tradition('Catholic')]],
@@ -132,6 +147,9 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['oceania', 'pacific', 'south pacific', 'australasia', 'polynesia'], [continent('Oceania')]],
   [['middle east', 'near east'], [countries('SA', 'AE', 'OM', 'YE', 'QA', 'BH', 'KW', 'IQ', 'IR', 'IL', 'PS', 'JO', 'LB', 'SY', 'TR', 'EG', 'CY')]],
   [['holy land'], [countries('IL', 'PS', 'JO')]],
+  // The Tibet Autonomous Region
+  [['tibet'], [area({ countryCode: 'CN', south: 26.8, north: 36.5, west: 78.3, east: 99.2 })]],
+  [['bali', 'balinese'], [area({ countryCode: 'ID', south: -8.9, north: -8, west: 114.42, east: 115.75 })]],
   [['himalaya', 'himalayas', 'himalayan'], [countries('IN', 'NP', 'BT', 'CN', 'PK')]],
   [['southeast asia', 'south east asia'], [countries('TH', 'LA', 'KH', 'VN', 'MM', 'MY', 'SG', 'ID', 'PH', 'BN', 'TL')]],
   [['british isles'], [countries('GB', 'IE')]],
@@ -160,7 +178,6 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['american'], [countries('US')]],
   [['canadian'], [countries('CA')]],
   [['australian'], [countries('AU')]],
-  [['bali', 'balinese'], [countries('ID'), tradition('Hindu')]],
   [['hawaii', 'hawaiian'], [countries('US'), continent('Oceania')]],
 ];
 
