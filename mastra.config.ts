@@ -55,6 +55,8 @@ const EnvSchema = z.object({
   MODEL_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  // How long SIGTERM lets running turns finish before their connections are closed (Mastra's default is 5 s).
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Authentication: off when neither a secret nor a JWKS URL is set (local use).
   MASTRA_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 needs a 256-bit secret)').optional(),
@@ -111,7 +113,7 @@ const CheckedEnvSchema = EnvSchema.refine((env) => env.HEADERS_TIMEOUT_MS <= env
 export interface Config {
   /** Where to listen; `mode` decides which routes answer and what a native client may send (src/security/route-gate.ts);
    * how long a client may take to send a request's headers, and the whole request. */
-  server: { port: number; host: string; mode: ServerMode; headersTimeoutMs: number; requestTimeoutMs: number };
+  server: { port: number; host: string; mode: ServerMode; headersTimeoutMs: number; requestTimeoutMs: number; drainTimeoutMs: number };
   cors: CorsOriginOptions;
   /** `undefined` when neither an API key nor a base URL is set: the service starts, model calls fail clearly. */
   model:
@@ -208,7 +210,14 @@ export function parseConfig(env: Record<string, string | undefined>, projectRoot
   const dataDir = resolve(projectRoot, e.DATA_DIR);
   const tracing = (e.TRACING ?? (env.MASTRA_DEV === 'true' ? 'on' : 'off')) === 'on';
   return {
-    server: { port: e.PORT, host: e.HOST, mode, headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS },
+    server: {
+      port: e.PORT,
+      host: e.HOST,
+      mode,
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      drainTimeoutMs: e.SHUTDOWN_DRAIN_MS,
+    },
     cors: { origins: e.CORS_ORIGINS ?? [], allowLoopback: !e.CORS_ORIGINS && mode === 'development' },
     model: hasModel
       ? {

@@ -152,6 +152,8 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       host: config.server.host,
       // Mastra answers a handler that outlives this with its own 504; a turn answers its own timeout first.
       timeout: Math.max(MASTRA_HANDLER_TIMEOUT_MS, config.turns.timeoutMs + TURN_ANSWER_MARGIN_MS),
+      // On SIGTERM, running turns have this long to finish before their connections are closed.
+      drainTimeout: config.server.drainTimeoutMs,
       // Mastra's own routes check `auth` themselves; our middleware and SPEC routes use the same provider.
       auth,
       // Ours run after Mastra's context, CORS and /health, before every route handler.

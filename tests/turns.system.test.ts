@@ -216,3 +216,23 @@ describe('the model server', () => {
     expect(h.model.requests.map((r) => r.body.max_tokens)).toEqual([256, 256]);
   });
 });
+
+describe('a graceful stop (SIGTERM)', () => {
+  it('lets a running turn finish beyond Mastra’s 5 s drain, within SHUTDOWN_DRAIN_MS, then exits', async () => {
+    const stopping = await startCompanion({ SHUTDOWN_DRAIN_MS: '15000' });
+    try {
+      // A model that takes 6.5 s to answer.
+      stopping.model.beforeReply = () => new Promise((resolve) => setTimeout(resolve, 6_500));
+      stopping.model.script({ text: Array.from({ length: 10 }, (_, i) => `part ${i}. `) });
+      const answer = stopping.post(GENERATE, { ...userSays('Tell me a long story.'), threadId: 'drain', resourceId: 'drain' });
+      while (stopping.model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const stopped = stopping.service.stop('SIGTERM');
+      const response = await answer;
+      expect(response.status).toBe(200);
+      expect((await response.json()).text).toBe(Array.from({ length: 10 }, (_, i) => `part ${i}. `).join(''));
+      await stopped;
+    } finally {
+      await stopping.close();
+    }
+  }, 30_000);
+});
