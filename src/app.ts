@@ -22,7 +22,7 @@ import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createReadyRoute, READY_PATH } from './routes/ready-route.ts';
 import { createSttRoute, type SttRouteDeps } from './routes/stt-route.ts';
-import { createThreadRoutes, threadBodyRules } from './routes/thread-routes.ts';
+import { createThreadRoutes, threadMiddleware } from './routes/thread-routes.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
 import { authenticate } from './security/authenticate.ts';
@@ -172,7 +172,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
           turns: { lock: turnLock, timeoutMs: config.turns.timeoutMs, idleTimeoutMs: config.turns.idleTimeoutMs },
           stream: config.stream,
         }),
-        ...threadBodyRules,
+        ...threadMiddleware,
         stt.middleware,
         specOpenAPIDocument({
           headers: { trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER },

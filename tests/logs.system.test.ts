@@ -53,6 +53,18 @@ it('writes every log event as one JSON line, with one access line per request', 
   });
 });
 
+it("names the thread and its owner on the access lines of the thread API and of native turns", async () => {
+  h.model.script({ text: 'Hello.' });
+  const native = await h.post(GENERATE, { messages: 'Hi', memory: { thread: 'native-log-thread', resource: 'log-user' } }, NATIVE);
+  expect(native.status).toBe(200);
+  const read = await fetch(`${h.service.url}/threads/native-log-thread/messages?resourceId=log-user`);
+  expect(read.status).toBe(200);
+  for (const response of [native, read]) {
+    const access = await logEvent((event) => event.msg === 'request' && event.traceId === response.headers.get('x-trace-id'));
+    expect(access).toMatchObject({ threadId: 'native-log-thread', resourceId: 'log-user' });
+  }
+});
+
 it("logs a model failure by class, code and upstream status, never the prompt, the words, the key or the model server's text", async () => {
   h.model.script({ error: { status: 500, message: 'upstream exploded reading key sk-abc***xyz' } });
   const response = await h.post(GENERATE, userSays('my most private diary entry'));

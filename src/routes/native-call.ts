@@ -59,6 +59,7 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
   const turn = await startTurn(thread, clientSignal, options.turns);
   const context = c.get('requestContext');
+  c.set('conversation', { threadId: thread?.threadId, resourceId: thread?.owner ?? callerOf(context) });
   if (!thread) {
     runStateless(context);
     return turn;

@@ -67,10 +67,17 @@ function hasBody(request: Request): boolean {
   return Number(request.headers.get('content-length') ?? 0) > 0 || request.headers.has('transfer-encoding');
 }
 
-export const threadBodyRules: Array<{ path: string; handler: MiddlewareHandler }> = [
-  { path: '/threads', handler: checkThreadBody },
-  { path: '/threads/*', handler: checkThreadBody },
-];
+/** The request's access line (trace-id.ts) names the thread and the owner it is about. */
+const nameConversation: MiddlewareHandler = async (c, next) => {
+  const threadId = c.req.path.split('/')[2];
+  c.set('conversation', { threadId: threadId || undefined, resourceId: callerOf(c.get('requestContext')) ?? c.req.query('resourceId') });
+  await next();
+};
+
+export const threadMiddleware: Array<{ path: string; handler: MiddlewareHandler }> = ['/threads', '/threads/*'].flatMap((path) => [
+  { path, handler: nameConversation },
+  { path, handler: checkThreadBody },
+]);
 
 /**
  * `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts);
