@@ -238,12 +238,23 @@ describe('what a generated client needs', () => {
     }
   });
 
-  it("lists the agent routes' 415, 504 and the wait of a 429", () => {
+  it("lists the agent routes' 415, 504 and the wait of a 429, and no 401 or 403 without authentication", () => {
     for (const path of [GENERATE, STREAM]) {
       const { responses } = document.paths[path].post;
-      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['401', '403', '415', '429', '504']));
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['415', '429', '504']));
+      expect(Object.keys(responses)).not.toEqual(expect.arrayContaining(['401']));
+      expect(Object.keys(responses)).not.toEqual(expect.arrayContaining(['403']));
       expect(responses['429'].headers).toHaveProperty('Retry-After');
     }
+  });
+
+  it("makes the thread API's resourceId required without authentication (it names the owner)", () => {
+    const resourceIds = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/threads'))
+      .flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, operation]: [string, any]) => [`${method} ${path}`, operation]))
+      .map(([route, operation]) => [route, operation.parameters?.find((parameter: { name: string }) => parameter.name === 'resourceId')?.required]);
+    expect(resourceIds.length).toBeGreaterThanOrEqual(5);
+    for (const [route, required] of resourceIds) expect(required, route).toBe(true);
   });
 
   it('names the bearer token when authentication is on, and the probes need none', async () => {
@@ -253,6 +264,9 @@ describe('what a generated client needs', () => {
     expect(authenticated.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(authenticated.security).toEqual([{ bearer: [] }]);
     expect([authenticated.paths['/health'].get.security, authenticated.paths['/ready'].get.security]).toEqual([[], []]);
+    expect(Object.keys(authenticated.paths[GENERATE].post.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    const listThreads = authenticated.paths['/threads'].get.parameters.find((parameter: { name: string }) => parameter.name === 'resourceId');
+    expect(listThreads.required).toBe(false);
     expect(document).not.toHaveProperty('security');
   });
 });

@@ -122,7 +122,14 @@ const AGENT_ERRORS = {
   '504': errorResponse('MODEL_ERROR with details.timeout: the model sent nothing for MODEL_IDLE_TIMEOUT_MS ("idle"), or the turn outgrew MODEL_TIMEOUT_MS ("turn")'),
 };
 
-function agentOperations(headers: SpecHeaders) {
+/** The failures an agent route can answer with: 401 and 403 only with authentication on. */
+function agentErrors(authenticated: boolean) {
+  if (authenticated) return AGENT_ERRORS;
+  const { '401': _unauthorized, '403': _forbidden, ...errors } = AGENT_ERRORS;
+  return errors;
+}
+
+function agentOperations(headers: SpecHeaders, authenticated: boolean) {
   const requestBody = { required: true, content: { 'application/json': { schema: ref('AgentRequest') } } };
   const idHeaders = {
     [headers.trace]: { description: 'Trace id of this request (the generate body repeats it as traceId)', schema: { type: 'string' } },
@@ -140,7 +147,7 @@ function agentOperations(headers: SpecHeaders) {
         requestBody,
         responses: {
           '200': { description: 'The complete response', headers: idHeaders, content: { 'application/json': { schema: ref('GenerateResponse') } } },
-          ...AGENT_ERRORS,
+          ...agentErrors(authenticated),
         },
       },
     },
@@ -163,7 +170,7 @@ function agentOperations(headers: SpecHeaders) {
             headers: idHeaders,
             content: { 'text/event-stream': { schema: ref('StreamEvent') } },
           },
-          ...AGENT_ERRORS,
+          ...agentErrors(authenticated),
         },
       },
     },
@@ -231,8 +238,13 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
     operation.responses = { ...CUSTOM_ROUTE_ERRORS, ...operation.responses };
     // A stable name for generated clients (GET /threads/:threadId → getThreadsThreadId).
     operation.operationId ??= route.method.toLowerCase() + route.path.split(/[/:]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
-    // Mastra marks a query parameter with a default as required; a client may leave it out.
-    for (const parameter of operation.parameters ?? []) if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.in !== 'query') continue;
+      // Mastra marks a query parameter with a default as required; a client may leave it out.
+      if (parameter.schema?.default !== undefined) parameter.required = false;
+      // The owner: the token's subject with authentication on, else this parameter, which the route then needs.
+      if (parameter.name === 'resourceId') parameter.required = !authenticated;
+    }
   }
   return {
     ...native,
@@ -243,7 +255,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: { ...paths, ...agentOperations(headers), ...PROBES },
+    paths: { ...paths, ...agentOperations(headers, authenticated), ...PROBES },
     ...(authenticated && { security: [{ bearer: [] }] }),
     components: {
       ...native.components,
