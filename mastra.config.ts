@@ -246,7 +246,7 @@ export function parseConfig(env: Record<string, string | undefined>, projectRoot
       jwks: e.AUTH_JWKS_URL ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE } : undefined,
     },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, trustProxy: e.TRUST_PROXY === 'true' },
-    stt: sttConfig(e),
+    stt: sttConfig(e, projectRoot),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (e.NODE_ENV === 'development' ? 'pretty' : 'json'),
     isDevelopment: e.NODE_ENV === 'development',
@@ -263,9 +263,10 @@ export type SttConfig = (
   | { provider: 'local' }
 ) & { local: { modelDir?: string; workers?: number } };
 
-function sttConfig(e: Env): SttConfig {
+function sttConfig(e: Env, root: string): SttConfig {
   const provider = e.STT_PROVIDER ?? (e.STT_API_KEY || e.STT_BASE_URL || e.OPENAI_API_KEY ? 'openai' : 'local');
-  const local = { modelDir: e.STT_LOCAL_MODEL_DIR, workers: e.STT_LOCAL_WORKERS };
+  // Relative to the project root, as every path is (`npm run dev` runs elsewhere).
+  const local = { modelDir: e.STT_LOCAL_MODEL_DIR && resolve(root, e.STT_LOCAL_MODEL_DIR), workers: e.STT_LOCAL_WORKERS };
   if (provider === 'local') return { provider, local };
   // A separate speech server never receives the chat key: OPENAI_API_KEY belongs to OPENAI_BASE_URL (or OpenAI).
   const baseURL = e.STT_BASE_URL ?? e.OPENAI_BASE_URL;

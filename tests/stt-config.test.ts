@@ -24,8 +24,9 @@ describe('speech-to-text configuration', () => {
     expect(parseConfig({ ...env, STT_API_KEY: 'whisper-key' }).stt).toMatchObject({ apiKey: 'whisper-key' });
   });
 
-  it('passes the local engine its model folder and worker count', () => {
+  it('passes the local engine its model folder (a relative one from the project root) and worker count', () => {
     expect(parseConfig({ STT_LOCAL_MODEL_DIR: '/models/en-us', STT_LOCAL_WORKERS: '3' }).stt.local).toEqual({ modelDir: '/models/en-us', workers: 3 });
+    expect(parseConfig({ STT_LOCAL_MODEL_DIR: 'models/en-us' }, '/srv/companion').stt.local.modelDir).toBe('/srv/companion/models/en-us');
     expect(() => parseConfig({ STT_LOCAL_WORKERS: '0' })).toThrowError(/STT_LOCAL_WORKERS/);
   });
 

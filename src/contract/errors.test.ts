@@ -91,9 +91,17 @@ describe('toApiError', () => {
 
 describe('errorBody', () => {
   it('adds the stack of the original failure in development only', () => {
-    const failure = modelCallFailed(500);
+    const failure = new TypeError('Cannot read properties of undefined');
     expect(bodyOf(failure).body).not.toHaveProperty('stack');
     expect(bodyOf(failure, true).body.stack).toBe(failure.stack);
+  });
+
+  it("gives a failed model call's stack without the model server's message, its first line", () => {
+    const failure = modelCallFailed(500);
+    const { body } = bodyOf(failure, true);
+    expect(body.stack).not.toContain('sk-live-123');
+    expect(body.stack!.split('\n')[0]).toBe(`AI_APICallError: ${body.error}`);
+    expect(body.stack!.split('\n').slice(1)).toEqual(failure.stack!.split('\n').slice(1));
   });
 });
 

@@ -317,6 +317,16 @@ export function isErrorBody(body: unknown): body is ErrorBody {
 
 export function errorBody(error: ApiError, options: { isDevelopment: boolean }): ErrorBody {
   const body: ErrorBody = { error: error.message, code: error.code, details: error.details };
-  if (options.isDevelopment) body.stack = error.cause instanceof Error ? error.cause.stack : error.stack;
+  if (options.isDevelopment) body.stack = developmentStack(error);
   return body;
+}
+
+/**
+ * The failure's own stack, where it happened. An AI SDK error's first line is the model server's message
+ * (a 401's quotes part of the key), withheld as everywhere: that line says what the body's `error` says.
+ */
+function developmentStack(error: ApiError): string | undefined {
+  const cause = error.cause instanceof Error ? error.cause : error;
+  if (!cause.stack || !cause.name.startsWith('AI_')) return cause.stack;
+  return cause.stack.replace(/^.*$/m, `${cause.name}: ${error.message}`);
 }

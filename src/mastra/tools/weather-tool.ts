@@ -1,3 +1,9 @@
+/**
+ * @module weather-tool
+ *
+ * `weatherTool`: the current weather of a place, from Open-Meteo: its geocoding finds the place ("Paris, Texas"
+ * reads as place-name.ts says), its forecast API gives the conditions, in °C, %, km/h and words.
+ */
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { geocode, getJson, parseResponse, type GeocodedPlace } from './open-meteo-client.ts';

@@ -1,4 +1,6 @@
 /**
+ * @module wmo-weather-codes
+ *
  * WMO weather interpretation codes, as Open-Meteo documents them for the
  * `weather_code` variable (https://open-meteo.com/en/docs). Open-Meteo groups
  * several codes per line ("Drizzle: light, moderate and dense intensity");
