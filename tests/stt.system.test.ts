@@ -95,6 +95,17 @@ describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reach
     await route.expectRefused(audioForm(await audio.read('truncated.mp3'), 'truncated.mp3'), /accepted format .*: it is truncated/);
   });
 
+  // ffmpeg decodes these without an error, as shorter audio: the Ogg pages tell.
+  it.each([
+    { name: 'an OGG (Opus) cut mid-page', file: 'truncated.opus.ogg', reason: 'it is truncated (its last Ogg page is cut off)' },
+    { name: 'an OGG (Opus) cut before its last page', file: 'unfinished.opus.ogg', reason: 'it is truncated (it ends before its Ogg stream does)' },
+    { name: 'an OGG (Vorbis) cut before its last page', file: 'unfinished.ogg', reason: 'it is truncated (it ends before its Ogg stream does)' },
+    { name: 'an OGG (Opus) with a damaged page header', file: 'damaged.opus.ogg', reason: 'it is damaged (it is not a sequence of Ogg pages)' },
+  ])('$name', async ({ file, reason }) => {
+    const body = await route.expectRefused(audioForm(await audio.read(file), file), `The file is not audio in an accepted format (MP3, WAV, M4A, FLAC, OGG, WEBM): ${reason}.`);
+    expect(body.details.reason).toBe(reason);
+  });
+
   it('a video without audio', async () => {
     await route.expectRefused(audioForm(await audio.read('silent-film.mp4'), 'film.m4a'), /accepted format .*: it contains no audio stream\.$/);
   });

@@ -2,12 +2,13 @@
  * @module Decides what an upload is from its content alone, never its name or the client's content type:
  * its first bytes must be one of the accepted containers, `ffprobe` must find an accepted audio codec in
  * it, and `ffmpeg` must decode its audio from start to end without an error (which catches damaged and
- * truncated files, and measures the duration even when the container does not state it). That decode can
+ * truncated files, and measures the duration even when the container does not state it; an Ogg file, which
+ * ffmpeg decodes when cut short as shorter audio, must also be whole pages up to its end). That decode can
  * keep its result as 16 kHz mono PCM in a file, for an engine that transcribes PCM: the upload is then
  * decoded once, not twice.
  */
 import { execFile } from 'node:child_process';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
 import { SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
@@ -49,6 +50,7 @@ export async function probeAudio(path: string, { signal, pcmPath }: ProbeOptions
   const candidates = formatsBySignature(await readHead(path));
   if (candidates.length === 0) throw unsupportedAudio('its content is not audio in any of these formats');
   if (candidates.includes('wav')) await completeStreamedWav(path);
+  if (candidates.includes('ogg')) await assertCompleteOgg(path);
   const format = await containedFormat(path, candidates, signal);
   const durationSeconds = await decodedDuration(path, pcmPath, signal);
   if (durationSeconds === 0) throw unsupportedAudio('it contains no audio samples');
@@ -110,6 +112,63 @@ async function completeStreamedWav(path: string): Promise<void> {
   } finally {
     await file.close();
   }
+}
+
+/** An Ogg page header up to its segment table: `OggS`, version, flags, granule, serial, sequence, CRC, segment count. */
+const OGG_HEADER_BYTES = 27;
+/** The header with its longest segment table: 255 lacing values, whose sum is the length of the page's data. */
+const OGG_MAX_HEADER_BYTES = OGG_HEADER_BYTES + 255;
+const OGG_END_OF_STREAM = 0x04;
+const oggCutOff = () => unsupportedAudio('it is truncated (its last Ogg page is cut off)');
+
+/**
+ * ffmpeg decodes an Ogg file cut short without an error, as shorter audio, but each Ogg page states its own
+ * length, and a writer that finishes a stream flags its last page as the end: a complete file is whole pages,
+ * the last one so flagged. A file cut mid-page, or after any page before the last, is not.
+ */
+async function assertCompleteOgg(path: string): Promise<void> {
+  const file = await open(path);
+  try {
+    const { size } = await file.stat();
+    const headerAt = oggHeaderReader(file, size);
+    let lastFlags = 0;
+    for (let offset = 0; offset < size; ) {
+      const page = oggPage(await headerAt(offset));
+      offset += page.length;
+      if (offset > size) throw oggCutOff();
+      lastFlags = page.flags;
+    }
+    if ((lastFlags & OGG_END_OF_STREAM) === 0) throw unsupportedAudio('it is truncated (it ends before its Ogg stream does)');
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The file's bytes from `offset` on, at least a page header's worth unless the file ends first, read through one
+ * window: a file of thousands of tiny pages costs a few reads, not one each.
+ */
+function oggHeaderReader(file: FileHandle, size: number): (offset: number) => Promise<Buffer> {
+  const window = Buffer.alloc(64 * 1024);
+  let start = 0;
+  let end = 0;
+  return async (offset) => {
+    if (offset + OGG_MAX_HEADER_BYTES > end && end < size) {
+      const { bytesRead } = await file.read({ buffer: window, position: offset });
+      [start, end] = [offset, offset + bytesRead];
+    }
+    return window.subarray(offset - start, end - start);
+  };
+}
+
+/** The header flags and whole length of the page whose header `bytes` start with. */
+function oggPage(bytes: Buffer): { flags: number; length: number } {
+  if (bytes.length < OGG_HEADER_BYTES) throw oggCutOff();
+  if (bytes.toString('latin1', 0, 4) !== 'OggS') throw unsupportedAudio('it is damaged (it is not a sequence of Ogg pages)');
+  const headerBytes = OGG_HEADER_BYTES + bytes[26]!;
+  if (bytes.length < headerBytes) throw oggCutOff();
+  const dataBytes = bytes.subarray(OGG_HEADER_BYTES, headerBytes).reduce((sum, lacing) => sum + lacing, 0);
+  return { flags: bytes[5]!, length: headerBytes + dataBytes };
 }
 
 function uint32(value: number): Buffer {
