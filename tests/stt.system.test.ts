@@ -147,8 +147,8 @@ describe('the openai engine, against the OpenAI stand-in', () => {
   beforeEach(() => standIn.reset());
   afterAll(() => standIn.close());
 
-  function openaiApp(baseURL: string) {
-    return route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL, model: 'whisper-1', maxRetries: 0 }) });
+  function openaiApp(baseURL: string, model = 'whisper-1') {
+    return route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL, model, maxRetries: 0 }) });
   }
 
   it.each(SPEECH_VARIANTS)('$name: the provider receives the file, the model and the language; its text is the transcript', async (variant) => {
@@ -167,13 +167,23 @@ describe('the openai engine, against the OpenAI stand-in', () => {
     expect(request!.headers.authorization).toBe(`Bearer ${API_KEY}`);
   });
 
-  it('reports the language the provider detected when none was asked for', async () => {
+  // The stand-in names the language in `verbose_json` only, as Whisper does.
+  it.each([
+    { model: 'whisper-1', responseFormat: 'verbose_json', language: 'de' },
+    // A self-hosted Whisper server's model, unknown to the AI SDK.
+    { model: 'Systran/faster-whisper-small', responseFormat: 'verbose_json', language: 'de' },
+    // OpenAI refuses verbose_json for it, and plain json names no language: SPEC's default (the README says so).
+    { model: 'gpt-4o-mini-transcribe', responseFormat: undefined, language: 'en' },
+  ])('$model, asked for no language: response_format $responseFormat, language $language', async ({ model, responseFormat, language }) => {
     standIn.script({ text: 'Wie ist das Wetter?', language: 'de' });
 
-    const { body } = await postStt(openai, audioForm(await audio.read('memo.m4a'), 'memo.m4a'));
+    const { body } = await postStt(await openaiApp(standIn.baseURL, model), audioForm(await audio.read('memo.m4a'), 'memo.m4a'));
 
-    expect(body).toMatchObject({ transcript: 'Wie ist das Wetter?', language: 'de' });
-    expect(standIn.requests[0]!.body).not.toHaveProperty('language');
+    expect(body).toMatchObject({ transcript: 'Wie ist das Wetter?', language });
+    const sent = standIn.requests[0]!.body;
+    expect(sent).toMatchObject({ model });
+    expect(sent.response_format).toBe(responseFormat);
+    expect(sent).not.toHaveProperty('language');
   });
 
   it('sends nothing to the provider for a refused upload', async () => {

@@ -57,7 +57,10 @@ export const sttResponse = z.object({
   success: z.literal(true).describe('Always true for a successful transcription'),
   timestamp: z.iso.datetime().describe('ISO 8601 time when the transcription completed'),
   processingTime: z.number().int().nonnegative().describe('Milliseconds from the complete upload to the transcript'),
-  language: z.string().regex(/^[a-z]{2}$/).describe('ISO 639-1 code of the language transcribed'),
+  language: z
+    .string()
+    .regex(/^[a-z]{2}$/)
+    .describe('ISO 639-1 code of the language transcribed: the one the engine detected if it reports it, else the one requested, else `en`'),
   durationSeconds: z.number().nonnegative().describe('Length of the audio in seconds'),
   engine: z.enum(['openai', 'local']).describe('The engine that transcribed it'),
 });

@@ -28,7 +28,7 @@ export interface TranscribeOptions {
 
 export interface Transcription {
   transcript: string;
-  /** ISO 639-1 code of the language transcribed. */
+  /** ISO 639-1 code of the language transcribed: detected if the engine can tell, else the one asked for, else `en`. */
   language: string;
 }
 

@@ -20,6 +20,7 @@ export interface OpenAIEngineOptions {
 
 export function createOpenAIEngine({ apiKey, baseURL, model = 'whisper-1', maxRetries = 2 }: OpenAIEngineOptions): SttEngine {
   const transcriptionModel = createOpenAI({ apiKey, baseURL }).transcription(model);
+  const formatOptions = languageReportingFormat(model);
   return {
     name: 'openai',
     async transcribe(audio, { language, signal }) {
@@ -29,11 +30,12 @@ export function createOpenAIEngine({ apiKey, baseURL, model = 'whisper-1', maxRe
         const result = await transcribe({
           model: transcriptionModel,
           audio: data,
-          providerOptions: language ? { openai: { language } } : {},
+          providerOptions: { openai: { ...formatOptions, ...(language ? { language } : {}) } },
           maxRetries,
           abortSignal: signal,
         });
-        // SPEC: English unless detected otherwise; models that do not report a language get the one asked for.
+        // SPEC: English unless detected otherwise. A model that reports no language (gpt-4o-transcribe) is
+        // answered with the one asked for, else English: the README says when that is not a detected one.
         return { transcript: result.text.trim(), language: result.language ?? language ?? 'en' };
       } catch (error) {
         throw classify(error);
@@ -43,6 +45,16 @@ export function createOpenAIEngine({ apiKey, baseURL, model = 'whisper-1', maxRe
     readiness: async () => ({ ok: true }),
     close: async () => {},
   };
+}
+
+/**
+ * The response format in which `model` names the language it heard. Whisper's `verbose_json` does; plain `json`
+ * carries only the text. The SDK asks whisper-1 for `verbose_json` itself, but not a model it does not know: a
+ * self-hosted Whisper (faster-whisper-server, vLLM, LocalAI) serving `Systran/faster-whisper-small`, say. OpenAI's
+ * own `gpt-` models keep the SDK's choice: gpt-4o(-mini)-transcribe refuse `verbose_json`.
+ */
+function languageReportingFormat(model: string): { responseFormat?: 'verbose_json' } {
+  return model.startsWith('gpt-') ? {} : { responseFormat: 'verbose_json' };
 }
 
 function classify(error: unknown) {
