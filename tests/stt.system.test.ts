@@ -77,6 +77,14 @@ describe('accepted audio', () => {
     expect(route.recorder.calls.map((call) => call.options.language)).toEqual(['en', 'pt', undefined]);
   });
 
+  it('takes an empty language, what a form sends for "detect", as none', async () => {
+    const { status } = await postStt(route.target, audioForm(await audio.read('speech.wav'), 'speech.wav', { language: '' }));
+    await postStt(route.target, audioForm(await audio.read('speech.wav'), 'speech.wav', { language: ' ' }));
+
+    expect(status).toBe(200);
+    expect(route.recorder.calls.map((call) => call.options.language)).toEqual([undefined, undefined]);
+  });
+
   it('accepts a file of exactly the limit and refuses one byte more with 413', async () => {
     const maxBytes = 64 * 1024;
     const small = await route.app({ engine: route.recorder.engine, maxBytes });

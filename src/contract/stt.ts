@@ -16,11 +16,13 @@ const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback
 /**
  * A BCP 47 tag (`en-US`, `pt_BR`, `zh-Hant-TW`) or an ISO 639-1 code (`en`), reduced to the ISO 639-1
  * code engines take. Tags whose language has no two-letter code (`fil`, `yue`) are refused, not guessed.
+ * Empty is unset: what a form sends for its "detect" choice.
  */
 export const languageTag = z
   .string()
   .trim()
   .transform((tag, context) => {
+    if (tag === '') return undefined;
     const language = iso6391Of(tag);
     if (language === undefined) {
       context.addIssue({ code: 'custom', message: `"${tag}" is not a BCP 47 language tag or ISO 639-1 code with a two-letter language (e.g. en, en-US, fr)` });
@@ -28,7 +30,7 @@ export const languageTag = z
     }
     return language;
   })
-  .describe('Language spoken in the audio: BCP 47 (`en-US`) or ISO 639-1 (`en`). Omitted: detected by the engine.');
+  .describe('Language spoken in the audio: BCP 47 (`en-US`) or ISO 639-1 (`en`). Omitted or empty: detected by the engine.');
 
 function iso6391Of(tag: string): string | undefined {
   let canonical: string;
