@@ -4,6 +4,7 @@ import { createApp } from '../src/app.ts';
 import { probeReadiness as probe } from './fixtures/readiness-probe.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { TEST_JWT_SECRET } from './fixtures/tokens.ts';
+import { readySttEngine } from './fixtures/ready-stt-engine.ts';
 
 describe('GET /ready', () => {
   it('answers 200 with a timed store query and the model when everything can work, without a token', async () => {
@@ -15,9 +16,7 @@ describe('GET /ready', () => {
   });
 
   it('answers 503 naming the model when none is configured', async () => {
-    // Speech goes to a server here: without any key the local engine would be checked, which needs its system
-    // packages (readiness.system.test.ts).
-    const { status, body } = await probe({ DATABASE_URL: 'none', STT_BASE_URL: 'http://127.0.0.1:9/v1' });
+    const { status, body } = await probe({ DATABASE_URL: 'none' });
     expect(status).toBe(503);
     expect(body.checks.model).toEqual({ ok: false, detail: expect.stringContaining('OPENAI_API_KEY') });
     expect(body.checks.store.ok).toBe(true);
@@ -31,7 +30,8 @@ describe('GET /ready', () => {
   });
 
   it("goes through the service's middleware like every route: a trace id, the query guard, 405 for another method", async () => {
-    const { app, close } = await createApp(parseConfig({ LOG_LEVEL: 'error', OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: TEST_JWT_SECRET }));
+    const config = parseConfig({ LOG_LEVEL: 'error', OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: TEST_JWT_SECRET });
+    const { app, close } = await createApp(config, { stt: { engine: readySttEngine() } });
     try {
       const ready = await app.request('/ready');
       expect(ready.status).toBe(200);

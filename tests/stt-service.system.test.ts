@@ -2,10 +2,12 @@
  * POST /stt in a real server process, where it matters: an upload over 25 MB is refused before it has
  * been sent whole, and four transcriptions in flight leave `/health` answering. (That the server keeps
  * no copy of an upload is src/routes/custom-route-body.test.ts's: its resident memory also counts
- * garbage not yet collected, about twice the bytes read, so it cannot tell.) And a service stopped with
- * SIGTERM leaves no temporary files of its local engine behind.
+ * garbage not yet collected, about twice the bytes read, so it cannot tell.) A service without ffmpeg's
+ * programs on its PATH is not ready, whichever engine it runs. And a service stopped with SIGTERM leaves no
+ * temporary files of its local engine behind.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +129,44 @@ describe('four transcriptions at once', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     expect(answers.map((answer) => answer.body.transcript).sort()).toEqual([...texts].sort());
     expect(answers.every((answer) => answer.body.engine === 'openai' && answer.body.durationSeconds > 0)).toBe(true);
+  });
+});
+
+describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload', () => {
+  /** A folder holding only these of the system's programs, to be a service's whole PATH. */
+  function pathWith(programs: string[]): string {
+    const dir = mkdtempSync(join(tmpdir(), 'companion-path-'));
+    for (const program of programs) symlinkSync(execFileSync('which', [program], { encoding: 'utf8' }).trim(), join(dir, program));
+    return dir;
+  }
+
+  it.each([
+    { engine: 'openai', programs: [], missing: 'ffprobe' },
+    { engine: 'openai', programs: ['ffprobe'], missing: 'ffmpeg' },
+    { engine: 'local', programs: ['ffmpeg'], missing: 'ffprobe' },
+  ])('$engine engine with $programs: /ready names the missing $missing, as /stt does', async ({ engine, programs, missing }) => {
+    const path = pathWith(programs);
+    // A model is configured: the speech engine is all that can make the service unready.
+    const env: Record<string, string> = { STT_PROVIDER: engine, OPENAI_API_KEY: 'k', DATABASE_URL: 'none', PATH: path };
+    if (engine === 'openai') env.STT_BASE_URL = standIn.baseURL;
+    const started = await startService(env);
+    try {
+      const ready = await fetch(`${started.url}/ready`);
+      const form = new FormData();
+      form.append('audio', new File([new Uint8Array(await audio.read('memo.m4a'))], 'memo.m4a'));
+      const transcription = await fetch(`${started.url}/stt`, { method: 'POST', body: form });
+
+      const error = `Speech-to-text needs \`${missing}\`, which is not installed: run \`apt-get install -y ffmpeg\`.`;
+      const { status, checks } = await ready.json();
+      expect([ready.status, status]).toEqual([503, 'unavailable']);
+      expect(checks).toMatchObject({ model: { ok: true }, [`stt-${engine}`]: { ok: false, detail: error } });
+      expect(transcription.status).toBe(500);
+      expect(await transcription.json()).toMatchObject({ code: 'AUDIO_PROCESSING_ERROR', error });
+      expect(standIn.requests).toEqual([]);
+    } finally {
+      await started.stop();
+      rmSync(path, { recursive: true, force: true });
+    }
   });
 });
 

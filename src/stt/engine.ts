@@ -43,7 +43,10 @@ export interface SttEngine {
   /** It transcribes decoded PCM: the route's probe, which decodes the upload anyway, keeps the PCM for it. */
   readonly usesPcm?: boolean;
   transcribe(audio: AudioUpload, options: TranscribeOptions): Promise<Transcription>;
-  /** Whether the engine can work now (packages present, key configured), for the readiness answer. */
+  /**
+   * Whether the engine can work now (packages present, key configured), for the readiness answer; with the
+   * programs the route probes every upload with (probe.ts's `probeReadiness`), without which it cannot.
+   */
   readiness(): Promise<EngineReadiness>;
   /** Releases workers or pools. */
   close(): Promise<void>;

@@ -16,7 +16,7 @@ import { ApiError, invalidRequest } from '../contract/errors.ts';
 import { transcriptionFailed } from '../contract/stt.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
-import { PCM_OUTPUT_OPTIONS } from './probe.ts';
+import { PCM_OUTPUT_OPTIONS, probeReadiness } from './probe.ts';
 import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
 import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
 import type { CompanionVocabulary } from './companion-vocabulary.ts';
@@ -118,7 +118,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
 
     async readiness(): Promise<EngineReadiness> {
       const missing = (await missingRecogniserPackage()) ?? ((await canRun(settings.ffmpegPath)) ? undefined : 'ffmpeg');
-      return missing ? { ok: false, detail: missingPackageMessage(missing) } : { ok: true };
+      return missing ? { ok: false, detail: missingPackageMessage(missing) } : probeReadiness();
     },
 
     async close() {

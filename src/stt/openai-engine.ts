@@ -8,6 +8,7 @@ import { APICallError, RetryError, transcribe } from 'ai';
 import { readFile } from 'node:fs/promises';
 import { providerFailure, toSttError } from '../contract/stt.ts';
 import type { SttEngine } from './engine.ts';
+import { probeReadiness } from './probe.ts';
 
 export interface OpenAIEngineOptions {
   apiKey: string;
@@ -41,8 +42,9 @@ export function createOpenAIEngine({ apiKey, baseURL, model = 'whisper-1', maxRe
         throw classify(error);
       }
     },
-    // The configuration guarantees a key or a base URL; whether the server accepts them shows on the first call.
-    readiness: async () => ({ ok: true }),
+    // The configuration guarantees a key or a base URL, and whether the server accepts them shows on the first
+    // call; what can be known is whether uploads can be probed, which the route does before sending any.
+    readiness: probeReadiness,
     close: async () => {},
   };
 }

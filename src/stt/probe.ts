@@ -5,14 +5,14 @@
  * truncated files, and measures the duration even when the container does not state it; an Ogg file, which
  * ffmpeg decodes when cut short as shorter audio, must also be whole pages up to its end). That decode can
  * keep its result as 16 kHz mono PCM in a file, for an engine that transcribes PCM: the upload is then
- * decoded once, not twice.
+ * decoded once, not twice. Every engine's readiness includes whether these programs are installed.
  */
 import { execFile } from 'node:child_process';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
 import { SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
-import type { AudioFormat } from './engine.ts';
+import type { AudioFormat, EngineReadiness } from './engine.ts';
 
 const run = promisify(execFile);
 
@@ -45,6 +45,29 @@ export interface ProbeOptions {
 
 /** ffmpeg's output options for the PCM an engine that `usesPcm` transcribes: mono, 16-bit, at PocketSphinx's rate. */
 export const PCM_OUTPUT_OPTIONS = ['-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 's16le'];
+
+/** The programs every upload is probed with, whichever engine then transcribes it (both come with Debian's ffmpeg). */
+const PROBE_PROGRAMS = ['ffprobe', 'ffmpeg'] as const;
+
+/** Both found once: they do not go away, and a readiness poll then starts no process. */
+let probeProgramsFound = false;
+
+/**
+ * Whether uploads can be probed: part of every engine's readiness, since without these programs each upload
+ * fails before an engine sees it. Each is run (`-version`), found as a probe finds it.
+ */
+export async function probeReadiness(): Promise<EngineReadiness> {
+  if (probeProgramsFound) return { ok: true };
+  for (const program of PROBE_PROGRAMS) {
+    const runs = await runProgram(program, ['-version']).then(
+      (result) => !result.failed,
+      () => false,
+    );
+    if (!runs) return { ok: false, detail: missingProgram(program, 'ffmpeg').message };
+  }
+  probeProgramsFound = true;
+  return { ok: true };
+}
 
 export async function probeAudio(path: string, { signal, pcmPath }: ProbeOptions = {}): Promise<ProbedAudio> {
   const candidates = formatsBySignature(await readHead(path));
@@ -214,7 +237,7 @@ interface ProgramResult {
   failed: boolean;
 }
 
-async function runProgram(program: 'ffprobe' | 'ffmpeg', args: string[], signal?: AbortSignal): Promise<ProgramResult> {
+async function runProgram(program: (typeof PROBE_PROGRAMS)[number], args: string[], signal?: AbortSignal): Promise<ProgramResult> {
   try {
     const { stdout, stderr } = await run(program, args, { signal, timeout: PROGRAM_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
     return { stdout, stderr, failed: false };
