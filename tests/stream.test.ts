@@ -112,6 +112,14 @@ describe('POST /stream: SPEC events', () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
+  it.each(['eos_token', 'stop'])('takes a tool step a server ends with %s as ended for its tools: the answer step follows', async (serverReason) => {
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }], finishReason: serverReason }, { text: 'Mild in Paris.', finishReason: 'eos_token' });
+    const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Weather in Paris?'))));
+    expect(events.filter((e) => e.type === 'step-finish').map((e) => e.payload.finishReason)).toEqual(['tool_calls', 'stop']);
+    expect(events.at(-1)).toMatchObject({ type: 'run-finish', payload: { finishReason: 'stop' } });
+    expect(h.model.requests).toHaveLength(2);
+  });
+
   it('answers a bad body with a JSON 400 before any stream starts', async () => {
     const response = await h.post(STREAM, { messages: [{ role: 'robot', content: 'hi' }] });
     expect(response.status).toBe(400);

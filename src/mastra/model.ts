@@ -68,11 +68,13 @@ const LENGTH_FINISHES = new Set(['model_length', 'max_tokens']);
 /**
  * Compatible servers name finishes OpenAI does not ("eos_token", "eos", "model_length"), which the provider
  * reports as `other`; Mastra takes any finish it does not know as final for another step, so the model was
- * asked to go on from its own finished reply, up to the step limit. A step that called no tool has answered:
- * its `other` is a `stop`, or a `length` when the server says so.
+ * asked to go on from its own finished reply, up to the step limit, and a stream read it as cut off. A step
+ * that called tools ended for them (some servers say `stop` then); one that called none has answered: its
+ * `other` is a `stop`, or a `length` when the server says so.
  */
 function settledFinish(finishReason: FinishReason, calledTools: boolean): FinishReason {
-  if (finishReason.unified !== 'other' || calledTools) return finishReason;
+  if (calledTools) return finishReason.unified === 'other' || finishReason.unified === 'stop' ? { ...finishReason, unified: 'tool-calls' } : finishReason;
+  if (finishReason.unified !== 'other') return finishReason;
   return { ...finishReason, unified: LENGTH_FINISHES.has(finishReason.raw ?? '') ? 'length' : 'stop' };
 }
 
