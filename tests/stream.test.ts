@@ -245,6 +245,27 @@ describe('POST /stream: memory and clients', () => {
     ]);
   });
 
+  it('stores a reply cut off after its tool step as one interrupted message, as a finished one is stored', async () => {
+    const conversation = { threadId: 'tool-then-cut', resourceId: 'ada' };
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: ['Mild ', 'in '], hang: true }, { text: 'ok' });
+    const response = await h.post(STREAM, { ...userSays('Weather in Paris?'), ...conversation });
+    for await (const raw of sseFrames(response)) {
+      if (eventsOf([raw])[0]?.text === 'in ') break;
+    }
+    await h.model.requests[1].aborted;
+    await h.post(GENERATE, { ...userSays('Go on.'), ...conversation });
+
+    const page = await (await h.get(`/threads/${conversation.threadId}/messages?resourceId=ada`)).json();
+    expect(page.messages.map((m: Record<string, unknown>) => [m.role, m.content, m.interrupted ?? false])).toEqual([
+      ['user', 'Weather in Paris?', false],
+      ['assistant', 'Mild in ', true],
+      ['user', 'Go on.', false],
+      ['assistant', 'ok', false],
+    ]);
+    // The next turn saw the call, its result and the words so far.
+    expect(conversationOf(h.model.requests[2]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+  });
+
   it('gives Studio the native chunk protocol', async () => {
     h.model.script({ text: ['Hel', 'lo'] });
     const response = await h.post(STREAM, userSays('Hi'), { 'x-mastra-client-type': 'studio' });

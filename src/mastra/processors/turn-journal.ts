@@ -110,8 +110,8 @@ export class TurnJournal implements Processor<'turn-journal'> {
 
     const response = messageList.get.response.db().filter((message) => message.role === 'assistant');
     if (FAILED_FINISH_REASONS.has(result.finishReason)) {
-      const empty = markInterrupted(response, journal.stepText ?? '');
-      if (empty.length > 0) messageList.removeByIds(empty);
+      const removed = markInterrupted(response, journal.stepText ?? '');
+      if (removed.length > 0) messageList.removeByIds(removed);
     }
     const kept = new Set(messageList.get.response.db().map((message) => message.id));
     const stale = [journal.draftId, ...response.map((message) => message.id)].filter(
@@ -158,21 +158,21 @@ function draftMessage(journal: JournalState): MastraDBMessage {
 }
 
 /**
- * A failed turn's reply keeps what it said, marked interrupted: error parts go
- * (the error is the response's, not the conversation's), the text of the step
- * that broke off is put back, and the ids of messages left empty are returned.
+ * A failed turn's reply keeps what it said, marked interrupted, as one message, as a finished turn's is
+ * (Mastra leaves a step that ended in tool calls in a message of its own): error parts go (the error is the
+ * response's, not the conversation's), the text of the step that broke off is put back, and the ids of the
+ * messages merged away, or of a reply left empty, are returned.
  */
 function markInterrupted(response: MastraDBMessage[], stepText: string): string[] {
-  for (const message of response) {
-    message.content.parts = message.content.parts.filter((part) => part.type !== 'error');
-  }
-  const last = response.at(-1);
-  const lastText = response.flatMap((message) => message.content.parts).findLast((part): part is TextPart => part.type === 'text');
-  if (last && stepText && lastText?.text !== stepText) last.content.parts.push({ type: 'text', text: stepText });
-  const empty: string[] = [];
-  for (const message of response) {
-    if (message.content.parts.every((part) => part.type === 'step-start')) empty.push(message.id);
-    else message.content.metadata = { ...message.content.metadata, [INTERRUPTED_KEY]: true };
-  }
-  return empty;
+  const [reply, ...mergedAway] = response;
+  if (!reply) return [];
+  reply.content.parts = response.flatMap((message) => message.content.parts).filter((part) => part.type !== 'error');
+  const invocations = response.flatMap((message) => message.content.toolInvocations ?? []);
+  if (invocations.length > 0) reply.content.toolInvocations = invocations;
+  const lastText = reply.content.parts.findLast((part): part is TextPart => part.type === 'text');
+  if (stepText && lastText?.text !== stepText) reply.content.parts.push({ type: 'text', text: stepText });
+  const removed = mergedAway.map((message) => message.id);
+  if (reply.content.parts.every((part) => part.type === 'step-start')) return [reply.id, ...removed];
+  reply.content.metadata = { ...reply.content.metadata, [INTERRUPTED_KEY]: true };
+  return removed;
 }
