@@ -96,6 +96,7 @@ describe('createRouteGate in development with authentication on', () => {
     ['GET', '/api/logs'],
     ['GET', '/api/logs/run-1'],
     ['GET', '/api/scores/scorers'],
+    ['POST', '/api/a2a/companionAgent'],
   ];
 
   it.each(UNSCOPED)("closes %s %s, which answer every user's turns to any caller", async (method, path) => {

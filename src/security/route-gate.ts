@@ -55,10 +55,18 @@ export const CLOSED_IN_EVERY_MODE: readonly PublicRoute[] = [{ method: 'POST', p
 
 /**
  * Closed in development when authentication is on: Mastra's traces, logs and scores of every user's turns
- * (prompts and replies included), which its routes answer to any authenticated caller, unscoped. Without
- * authentication the development server has one user, its developer, and Studio shows them.
+ * (prompts and replies included), and its A2A task store (every user's messages and replies: `tasks/list`
+ * filters by agent only, `tasks/get` by task id), which its routes answer to any authenticated caller,
+ * unscoped. Without authentication the development server has one user, its developer, and Studio shows them.
  */
-export const UNSCOPED_WITH_USERS: readonly string[] = ['/api/observability/*', '/api/logs', '/api/logs/*', '/api/scores', '/api/scores/*'];
+export const UNSCOPED_WITH_USERS: readonly string[] = [
+  '/api/observability/*',
+  '/api/logs',
+  '/api/logs/*',
+  '/api/scores',
+  '/api/scores/*',
+  '/api/a2a/*',
+];
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
