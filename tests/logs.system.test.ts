@@ -122,6 +122,18 @@ it('logs a failed tool call (the request succeeds) by tool, reason and upstream 
   expect(JSON.stringify(failure)).not.toContain('Paris');
 });
 
+it("logs a tool call whose arguments do not fit the tool with its field errors, never the arguments", async () => {
+  h.model.script(
+    { toolCalls: [{ name: 'spiritualDestinationsTool', args: { query: 'a quiet place to grieve my mother', limit: 'many' } }] },
+    { text: 'Let me try again.' },
+  );
+  const response = await h.post(GENERATE, userSays('Where can I go?'));
+  expect(response.status).toBe(200);
+  const warning = await logEvent((event) => event.msg === 'Tool input validation failed' && event.traceId === response.headers.get('x-trace-id'));
+  expect(warning).toMatchObject({ level: 40, tool: 'spiritualDestinationsTool', validationError: expect.stringContaining('limit') });
+  expect(h.service.output()).not.toContain('grieve my mother');
+});
+
 it('keeps the conversation out of the log at debug level too: no reply text, no tool arguments or results', async () => {
   const verbose = await startCompanion({ LOG_LEVEL: 'debug' });
   try {

@@ -26,7 +26,7 @@ export function createLogger(options: { level: LogLevel; format: LogFormat }) {
     level: options.level,
     prettyPrint: options.format === 'pretty',
     redact: { paths: REDACTED_PATHS, remove: true },
-    formatters: { log: withoutModelServerText },
+    formatters: { log: (entry) => withoutToolArguments(withoutModelServerText(entry)) },
     mixin: withRequestTraceId,
   });
 }
@@ -50,6 +50,18 @@ function withoutModelServerText(entry: Record<string, unknown>): Record<string, 
   const { message: _message, stack: _stack, responseHeaders: _headers, ...rest } = error;
   const message = error.statusCode === undefined ? 'The model call failed.' : `The model server answered ${String(error.statusCode)}.`;
   return { ...entry, error: { ...rest, name, message } };
+}
+
+/**
+ * Mastra's warning for a tool call whose arguments do not fit the tool's schema quotes the arguments after the
+ * field errors; the model wrote them from the user's words ("a quiet place to grieve my mother"). The field
+ * errors stay.
+ */
+function withoutToolArguments(entry: Record<string, unknown>): Record<string, unknown> {
+  const { validationError } = entry;
+  if (typeof validationError !== 'string') return entry;
+  const argumentsAt = validationError.indexOf('\n\nProvided arguments:');
+  return argumentsAt < 0 ? entry : { ...entry, validationError: validationError.slice(0, argumentsAt) };
 }
 
 const AI_SDK_ERROR = /^AI_\w+/;
