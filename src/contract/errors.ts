@@ -126,7 +126,7 @@ export function memoryNotInitialized(cause?: unknown) {
     'MEMORY_NOT_INITIALIZED',
     cause
       ? 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.'
-      : 'Conversation memory is switched off (DATABASE_URL is "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
+      : 'Conversation memory is switched off (DATABASE_URL is empty or "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
     {},
     cause,
   );

@@ -32,7 +32,7 @@ async function withinLimit(check: ReadinessCheck): Promise<DependencyCheck> {
 /** The conversation store answers a real query (a thread lookup), timed. */
 export function storeCheck(storage: MastraCompositeStore | undefined): ReadinessCheck {
   return async () => {
-    if (!storage) return { ok: true, detail: 'memory is switched off (DATABASE_URL=none): stateless turns only' };
+    if (!storage) return { ok: true, detail: 'memory is switched off (DATABASE_URL empty or none): stateless turns only' };
     const started = performance.now();
     try {
       await storage.init();
