@@ -94,6 +94,16 @@ export function missingPackage(name: string, message: string, install: string) {
   return new ApiError(500, 'AUDIO_PROCESSING_ERROR', message, { missingPackage: name, install });
 }
 
+/** The model folder the configuration names holds no model: a setting to fix, not a package to install. */
+export function configuredModelMissing() {
+  return new ApiError(
+    500,
+    'AUDIO_PROCESSING_ERROR',
+    'Speech-to-text (local engine): the folder STT_LOCAL_MODEL_DIR names holds no PocketSphinx model (an acoustic model, a language model and a dictionary); point it at one, or leave it unset for Debian\'s pocketsphinx-en-us.',
+    { setting: 'STT_LOCAL_MODEL_DIR' },
+  );
+}
+
 /** A program the service needs is missing: which one, and the command that installs it. */
 export function missingProgram(program: string, aptPackage: string) {
   const install = `apt-get install -y ${aptPackage}`;

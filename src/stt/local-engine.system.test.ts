@@ -125,7 +125,6 @@ describe('local engine: errors', () => {
   it('says which package is missing and how to install it, in transcriptions and in readiness', async () => {
     const file = upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' });
     const cases = [
-      { options: { modelDir: '/nonexistent/model' }, missing: 'pocketsphinx-en-us' },
       { options: { libraryPath: '/nonexistent/libpocketsphinx.so.3' }, missing: 'libpocketsphinx3' },
       { options: { ffmpegPath: '/nonexistent/ffmpeg' }, missing: 'ffmpeg' },
     ];
@@ -149,6 +148,18 @@ describe('local engine: errors', () => {
       }
     }
     expect(await engine.readiness()).toEqual({ ok: true });
+  });
+
+  it('blames the setting, not a package, for a model folder the configuration names that holds no model', async () => {
+    const misconfigured = createLocalEngine({ modelDir: '/nonexistent/model', workers: 1 });
+    try {
+      const failure = misconfigured.transcribe(upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' }), {});
+      await expect(failure).rejects.toMatchObject({ status: 500, code: 'AUDIO_PROCESSING_ERROR', details: { setting: 'STT_LOCAL_MODEL_DIR' } });
+      await expect(failure).rejects.toThrow('the folder STT_LOCAL_MODEL_DIR names holds no PocketSphinx model');
+      expect(await misconfigured.readiness()).toEqual({ ok: false, detail: expect.stringContaining('STT_LOCAL_MODEL_DIR') });
+    } finally {
+      await misconfigured.close();
+    }
   });
 
   it('answers a 500 that reveals no path for audio that cannot be decoded', async () => {

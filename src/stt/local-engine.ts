@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, invalidRequest } from '../contract/errors.ts';
-import { transcriptionFailed } from '../contract/stt.ts';
+import { configuredModelMissing, transcriptionFailed } from '../contract/stt.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
 import { PCM_OUTPUT_OPTIONS, probeReadiness } from './probe.ts';
@@ -82,6 +82,9 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     return pool;
   }
 
+  /** A model folder the configuration names (a deployment's own model) that holds none is its setting's fault. */
+  const configuredModelProblem = () => (given.modelDir !== undefined && !hasModel(settings.modelDir) ? configuredModelMissing() : undefined);
+
   let libraryFound = false;
   /** The first package the recogniser lacks (ffmpeg is found when it is started). */
   async function missingRecogniserPackage(): Promise<SystemPackage | undefined> {
@@ -104,6 +107,8 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     async transcribe(audio: AudioUpload, { language, signal }: TranscribeOptions): Promise<Transcription> {
       assertEnglish(language);
       signal?.throwIfAborted();
+      const misconfigured = configuredModelProblem();
+      if (misconfigured) throw misconfigured;
       const missing = await missingRecogniserPackage();
       if (missing) throw missingPackageError(missing);
       const transcript = await transcribeFile(audio, {
@@ -117,6 +122,8 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     },
 
     async readiness(): Promise<EngineReadiness> {
+      const misconfigured = configuredModelProblem();
+      if (misconfigured) return { ok: false, detail: misconfigured.message };
       const missing = (await missingRecogniserPackage()) ?? ((await canRun(settings.ffmpegPath)) ? undefined : 'ffmpeg');
       return missing ? { ok: false, detail: missingPackageMessage(missing) } : probeReadiness();
     },
