@@ -64,6 +64,12 @@ describe('accepted audio', () => {
     expect(body.durationSeconds).toBeCloseTo(audio.speechSeconds, 1);
   });
 
+  it('takes a chained OGG (two recordings one after the other) whole', async () => {
+    const { status, body } = await postStt(route.target, audioForm(await audio.read('chained.ogg'), 'two-notes.ogg'));
+    expect(status).toBe(200);
+    expect(body.durationSeconds).toBeCloseTo(2 * audio.speechSeconds, 1);
+  });
+
   it('decides the format by content, not by the file name', async () => {
     const { status } = await postStt(route.target, audioForm(await audio.read('memo.m4a'), 'recording.mp3'));
 

@@ -218,7 +218,9 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
 /** Decodes the first audio stream (to nowhere, or to PCM): any decoding error means a damaged file. */
 async function decodedDuration(path: string, pcmPath: string | undefined, signal?: AbortSignal): Promise<number> {
   const output = pcmPath ? [...PCM_OUTPUT_OPTIONS, '-y', pcmPath] : ['-f', 'null', '-'];
-  const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-progress', 'pipe:1', '-nostats', ...output];
+  // Timestamps counted from the samples: a chained Ogg (two recordings one after the other) starts its clock again,
+  // which ffmpeg's output would report as an error, though every sample decodes.
+  const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-af', 'asetpts=N/SR/TB', '-progress', 'pipe:1', '-nostats', ...output];
   const result = await runProgram('ffmpeg', args, signal);
   if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated (its audio cannot be decoded to the end)');
   const microseconds = [...result.stdout.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
