@@ -20,7 +20,7 @@ import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { createAgentRoutes, NATIVE_CLIENT_HEADER, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
-import { createReadyRoute, READY_PATH } from './routes/ready-route.ts';
+import { createReadyRoute } from './routes/ready-route.ts';
 import { createSttRoute, type SttRouteDeps } from './routes/stt-route.ts';
 import { createThreadRoutes, threadMiddleware } from './routes/thread-routes.ts';
 import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
@@ -41,9 +41,6 @@ import { createLocalEngine } from './stt/local-engine.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { queueMastraDeletions } from './threads/queued-deletion.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
-
-/** Probes answer without a token and are never rate limited. */
-const PROBE_PATHS = ['/health', READY_PATH] as const;
 
 /** Mastra's default cap on a request handler, kept for every route unless a turn may take longer. */
 const MASTRA_HANDLER_TIMEOUT_MS = 180_000;
@@ -99,7 +96,7 @@ function publicRequests(config: Config) {
 /** The security middleware in order: who is calling, then how often. */
 function securityMiddleware(config: Config, auth: ReturnType<typeof createAuthProvider>, rateLimitStore: Store | undefined) {
   return [
-    ...(auth ? [authenticate({ provider: auth, publicPaths: PROBE_PATHS, isPublicRequest: publicRequests(config) })] : []),
+    ...(auth ? [authenticate({ provider: auth, isPublicRequest: publicRequests(config) })] : []),
     rateLimit({ ...config.rateLimit, store: rateLimitStore }),
   ];
 }
@@ -165,7 +162,8 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         createRouteGate({ mode: config.server.mode, authenticated: auth !== undefined }),
         ...securityMiddleware(config, auth, rateLimitStore),
         threadClaimGuard(),
-        queueMastraDeletions(turnLock),
+        // Mastra's own memory routes, which production closes: Studio's deletions.
+        { path: '/api/memory/*', handler: queueMastraDeletions(turnLock) },
         ...createAgentRoutes({
           modelConfigured: Boolean(config.model),
           mode: config.server.mode,

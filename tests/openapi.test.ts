@@ -60,6 +60,17 @@ describe('the routes described', () => {
     expect(described).toEqual(expect.arrayContaining(['POST /api/agents/:agentId/generate', 'GET /api/memory/threads', ...operations(document)]));
     for (const route of CLOSED_IN_EVERY_MODE) expect(described).not.toContain(`${route.method} ${route.path}`);
   });
+
+  it('in development with authentication on: not the routes the gate closes then (traces, logs, scores, A2A)', async () => {
+    const token = await hs256({ sub: 'ada' });
+    const served = await withApp({ SERVER_MODE: 'development', MASTRA_JWT_SECRET: TEST_JWT_SECRET }, async (dev) =>
+      (await dev.app.request('/api/openapi.json', { headers: { authorization: `Bearer ${token}` } })).json(),
+    );
+    const described = operations(served);
+    expect(described).toEqual(expect.arrayContaining(['GET /api/memory/threads']));
+    expect(described.filter((operation) => /^\w+ \/api\/(observability|logs|scores|a2a)(\/|$)/.test(operation))).toEqual([]);
+    expect(operations(developmentDocument).filter((operation) => operation.includes('/api/logs'))).not.toEqual([]);
+  });
 });
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../mastra.config.ts';
-import { createApp } from '../src/app.ts';
+import { withApp } from './fixtures/app-harness.ts';
 import { probeReadiness as probe } from './fixtures/readiness-probe.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 import { TEST_JWT_SECRET } from './fixtures/tokens.ts';
-import { readySttEngine } from './fixtures/ready-stt-engine.ts';
 
 describe('GET /ready', () => {
   it('answers 200 with a timed store query and the model when everything can work, without a token', async () => {
@@ -30,9 +28,7 @@ describe('GET /ready', () => {
   });
 
   it("goes through the service's middleware like every route: a trace id, the query guard, 405 for another method", async () => {
-    const config = parseConfig({ LOG_LEVEL: 'error', OPENAI_API_KEY: 'k', DATABASE_URL: tempDatabaseUrl(), MASTRA_JWT_SECRET: TEST_JWT_SECRET });
-    const { app, close } = await createApp(config, { stt: { engine: readySttEngine() } });
-    try {
+    await withApp({ MASTRA_JWT_SECRET: TEST_JWT_SECRET }, async ({ app }) => {
       const ready = await app.request('/ready');
       expect(ready.status).toBe(200);
       expect(ready.headers.get('x-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -43,8 +39,6 @@ describe('GET /ready', () => {
       const posted = await app.request('/ready', { method: 'POST' });
       expect(posted.status).toBe(405);
       expect(posted.headers.get('allow')).toBe('GET');
-    } finally {
-      await close();
-    }
+    });
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockIns
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { readAnswer } from './fixtures/sse.ts';
+import { NATIVE } from './fixtures/spec-requests.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
@@ -55,6 +56,15 @@ describe('a stored turn reads its thread from the store once', () => {
       ['user', 'Again'],
       ['assistant', 'Still here.'],
     ]);
+  });
+
+  it('a native turn (@mastra/client-js) that continues its thread reads it once too', async () => {
+    const memory = { thread: 'once-native', resource: 'ada' };
+    h.model.script({ text: 'Hello Ada.' }, { text: 'Still here.' });
+    expect((await h.post(GENERATE, { messages: 'Hi', memory }, NATIVE)).status).toBe(200);
+    threadQueries.mockClear();
+    expect((await h.post(GENERATE, { messages: 'Again', memory }, NATIVE)).status).toBe(200);
+    expect(threadQueries).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import type { ModelMessage } from 'ai';
 import type { Personality } from '../mastra/agents/personalities.ts';
-import type { AgentRequest, SpecMessage } from './agent-request.ts';
+import { contentText, type AgentRequest, type SpecMessage } from './agent-request.ts';
 
 /**
  * SPEC request → what the agent call needs. SPEC content parts
@@ -29,14 +29,10 @@ const TITLE_LENGTH = 60;
 /** A thread's first title: the start of its first user message, cut at a word. */
 export function titleFrom(messages: SpecMessage[]): string {
   const firstUser = messages.find((m) => m.role === 'user') ?? messages[0];
-  const text = textOf(firstUser).replace(/\s+/g, ' ').trim();
+  const text = (firstUser ? contentText(firstUser.content) : '').replace(/\s+/g, ' ').trim();
   if (text.length <= TITLE_LENGTH) return text || 'New conversation';
   const cut = text.slice(0, TITLE_LENGTH);
   const lastSpace = cut.lastIndexOf(' ');
   return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
 }
 
-function textOf(message: SpecMessage | undefined): string {
-  if (!message) return '';
-  return typeof message.content === 'string' ? message.content : message.content.map((p) => p.text).join(' ');
-}

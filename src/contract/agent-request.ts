@@ -18,7 +18,10 @@ const contentPart = z.object({
   text: z.string({ error: 'content part text must be a string' }),
 });
 
-const textOf = (content: string | Array<{ text: string }>) => (typeof content === 'string' ? content : content.map(({ text }) => text).join(''));
+/** A message's text, whether its content is a string or text parts (joined by a space). */
+export function contentText(content: string | ReadonlyArray<{ text: string }>): string {
+  return typeof content === 'string' ? content : content.map(({ text }) => text).join(' ');
+}
 
 /**
  * A message's content, a string or text parts, holding some text: the model never sees blank text (it is
@@ -28,7 +31,7 @@ const textOf = (content: string | Array<{ text: string }>) => (typeof content ==
 export function textContent<Part extends z.ZodType<{ text: string }>>(part: Part, error: string) {
   return z
     .union([z.string(), z.array(part).min(1, 'content must not be empty')], { error })
-    .refine((content) => textOf(content).trim() !== '', 'content must hold some text, not only whitespace');
+    .refine((content) => contentText(content).trim() !== '', 'content must hold some text, not only whitespace');
 }
 
 export const specMessage = z.object({

@@ -322,11 +322,14 @@ export function errorBody(error: ApiError, options: { isDevelopment: boolean }):
 }
 
 /**
- * The failure's own stack, where it happened. An AI SDK error's first line is the model server's message
- * (a 401's quotes part of the key), withheld as everywhere: that line says what the body's `error` says.
+ * The name every AI SDK error has (`AI_APICallError`, `AI_RetryError`…): its message, also its stack's first line,
+ * can be the model server's own words (a 401's quotes part of the key), withheld everywhere (the logger too).
  */
+export const AI_SDK_ERROR_NAME = /^AI_\w+/;
+
+/** The failure's own stack, where it happened; an AI SDK error's first line says what the body's `error` says. */
 function developmentStack(error: ApiError): string | undefined {
   const cause = error.cause instanceof Error ? error.cause : error;
-  if (!cause.stack || !cause.name.startsWith('AI_')) return cause.stack;
+  if (!cause.stack || !AI_SDK_ERROR_NAME.test(cause.name)) return cause.stack;
   return cause.stack.replace(/^.*$/m, `${cause.name}: ${error.message}`);
 }

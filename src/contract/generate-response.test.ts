@@ -115,12 +115,14 @@ describe('toGenerateResponse', () => {
 
     const body = conforms(toGenerateResponse(run as unknown as FullOutput<undefined>, undefined, TRACE));
     const failed = (toolCallId: string, error: string) => ({ toolCallId, toolName: 'weatherTool', result: { error }, isError: true });
-    expect(body.toolResults).toEqual([
+    const results = [
       { toolCallId: 'call_1', toolName: 'weatherTool', result: WEATHER },
       failed('call_2', 'Location "Atlantis" was not found'),
       failed('call_3', 'Tool input validation failed for weatherTool.'),
-    ]);
-    expect(body.steps[0]!.toolResults).toEqual(body.toolResults);
+    ];
+    // The step's own list and the run's flat one, each checked: the flat one is built from the steps'.
+    expect(body.steps[0]!.toolResults).toEqual(results);
+    expect(body.toolResults).toEqual(results);
   });
 
   it('sorts tool calls and results into static and dynamic as the AI SDK does', () => {

@@ -59,12 +59,6 @@ export function specMessagesOf(messages: unknown): SpecMessage[] {
   }));
 }
 
-/** A personality a native request context names, if it is one (the playground's is not checked). */
-export function namedPersonality(value: unknown) {
-  const parsed = personality.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-}
-
 /** Development (Studio's playground): Mastra's own body, with `memory` ids checked. */
 export const playgroundAgentRequest = z.looseObject({
   memory: z.looseObject({ thread: safeId('memory.thread'), resource: safeId('memory.resource').optional() }).optional(),

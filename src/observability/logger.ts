@@ -7,6 +7,7 @@
  */
 import { PinoLogger } from '@mastra/loggers';
 import type { LogLevel } from '@mastra/core/logger';
+import { AI_SDK_ERROR_NAME } from '../contract/errors.ts';
 import { currentTraceId } from './request-trace.ts';
 
 export type LogFormat = 'json' | 'pretty';
@@ -64,11 +65,9 @@ function withoutToolArguments(entry: Record<string, unknown>): Record<string, un
   return argumentsAt < 0 ? entry : { ...entry, validationError: validationError.slice(0, argumentsAt) };
 }
 
-const AI_SDK_ERROR = /^AI_\w+/;
-
 function aiSdkErrorName(error: Record<string, unknown> | undefined): string | undefined {
   if (!error) return undefined;
   const name = typeof error.name === 'string' ? error.name : undefined;
-  if (name && AI_SDK_ERROR.test(name)) return name;
-  return typeof error.stack === 'string' ? AI_SDK_ERROR.exec(error.stack)?.[0] : undefined;
+  if (name && AI_SDK_ERROR_NAME.test(name)) return name;
+  return typeof error.stack === 'string' ? AI_SDK_ERROR_NAME.exec(error.stack)?.[0] : undefined;
 }

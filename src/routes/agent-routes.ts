@@ -11,6 +11,7 @@ import { dropConnection } from './client-connection.ts';
 import { logFailure } from './error-handler.ts';
 import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
+import { runOnTurnThread } from '../threads/turn-thread.ts';
 import './context.ts';
 
 /**
@@ -36,10 +37,10 @@ const AGENT_PATH = `/api/agents/${COMPANION_AGENT_ID}`;
 function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRouteOptions): MiddlewareHandler {
   return async (c, next) => {
     if (!c.req.header(NATIVE_CLIENT_HEADER)) return spec(c);
-    const turn = await startNativeTurn(c, options);
+    const { turn, thread } = await startNativeTurn(c, options);
     c.set('abortSignal', turn.signal);
     try {
-      await next();
+      await runOnTurnThread(thread, next);
     } catch (error) {
       turn.end();
       throw error;

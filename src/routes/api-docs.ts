@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { registerApiRoute, type ApiRoute } from '@mastra/core/server';
 import { convertCustomRoutesToOpenAPIPaths } from '@mastra/server/server-adapter';
 import { withSpecRoutes, type OpenAPIDocument, type SpecHeaders } from '../contract/openapi.ts';
-import { CLOSED_IN_EVERY_MODE, type ServerMode } from '../security/route-gate.ts';
+import { closedRoutes, type ServerMode } from '../security/route-gate.ts';
 import './context.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -43,7 +43,7 @@ export function specOpenAPIDocument({ headers, mode, authenticated }: OpenAPIDoc
       if (!document) {
         const customRoutes = c.get('mastra').getServer()?.apiRoutes ?? [];
         const frameworkRoutes = mode === 'development';
-        const served = frameworkRoutes ? await mastraDocument(c, next) : ownRoutesDocument(customRoutes);
+        const served = frameworkRoutes ? await mastraDocument(c, next, closedRoutes(authenticated)) : ownRoutesDocument(customRoutes);
         if (!served) return;
         document = withSpecRoutes(served, { customRoutes, headers, frameworkRoutes, authenticated });
       }
@@ -52,17 +52,15 @@ export function specOpenAPIDocument({ headers, mode, authenticated }: OpenAPIDoc
   };
 }
 
-/** Mastra's document of its routes and ours, without the routes closed in every mode. */
-async function mastraDocument(c: Context, next: Next): Promise<OpenAPIDocument | undefined> {
+/** Mastra's document of its routes and ours, without the routes the route gate closes. */
+async function mastraDocument(c: Context, next: Next, isClosed: (method: string, path: string) => boolean): Promise<OpenAPIDocument | undefined> {
   await next();
   if (c.res.status !== 200) return undefined;
   const document = (await c.res.json()) as OpenAPIDocument;
-  for (const route of CLOSED_IN_EVERY_MODE) {
+  for (const [path, item] of Object.entries(document.paths)) {
     // Mastra's paths are relative to its `/api` server, in OpenAPI's `{param}` form.
-    const path = route.path.replace(/^\/api/, '').replace(/:(\w+)/g, '{$1}');
-    const item = document.paths[path];
-    if (!item) continue;
-    delete item[route.method.toLowerCase()];
+    const served = `/api${path.replace(/\{(\w+)\}/g, ':$1')}`;
+    for (const method of Object.keys(item)) if (HTTP_METHODS.has(method) && isClosed(method.toUpperCase(), served)) delete item[method];
     if (!Object.keys(item).some((key) => HTTP_METHODS.has(key))) delete document.paths[path];
   }
   return document;

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
+import type { StorageThreadType } from '@mastra/core/memory';
 import { MASTRA_RESOURCE_ID_KEY, type RequestContext } from '@mastra/core/request-context';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
 import { CLIENT_GONE, clientTooSlow, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
 import { titleFrom } from '../contract/agent-input.ts';
 import {
-  namedPersonality,
   nativeAgentRequest,
   nativeContextField,
   playgroundAgentRequest,
@@ -14,6 +14,7 @@ import {
 import { redactRequestBody } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { isPersonality } from '../mastra/agents/personalities.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
@@ -45,8 +46,11 @@ export interface NativeCallOptions {
 
 const CLIENT_CONTEXT_KEYS = new Set([PERSONALITY_KEY]);
 
-/** Checks the request and starts its turn; the caller hands `turn.signal` to Mastra's handler and ends the turn. */
-export async function startNativeTurn(c: Context, options: NativeCallOptions): Promise<Turn> {
+/**
+ * Checks the request and starts its turn; the caller hands `turn.signal` to Mastra's handler, runs it on the turn's
+ * `thread` (runOnTurnThread: Mastra's reads of it need no query) and ends the turn.
+ */
+export async function startNativeTurn(c: Context, options: NativeCallOptions): Promise<{ turn: Turn; thread?: StorageThreadType }> {
   const clientSignal = c.req.raw.signal;
   const schema = options.mode === 'production' ? nativeAgentRequest : playgroundAgentRequest;
   const parsed = schema.safeParse(await readJsonBody(c));
@@ -62,24 +66,26 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   c.set('conversation', { threadId: thread?.threadId, resourceId: thread?.owner ?? callerOf(context) });
   if (!thread) {
     runStateless(context);
-    return turn;
+    return { turn };
   }
   try {
     // The thread as a SPEC turn opens it: created with its title, its voice changed when one is named.
+    const requested = context.get(PERSONALITY_KEY);
     const conversation = await openConversation(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory(), {
       threadId: thread.threadId,
       resourceId: thread.owner,
       claimNewThread: turn.claimNewThread,
-      personality: namedPersonality(context.get(PERSONALITY_KEY)),
+      // A personality the request context names, if it is one (the playground's is not checked).
+      personality: isPersonality(requested) ? requested : undefined,
       title: titleFrom(specMessagesOf(parsed.data.messages)),
     });
     // Named or not, the turn speaks in the thread's voice.
     context.set(PERSONALITY_KEY, conversation.personality);
+    return { turn, thread: conversation.thread };
   } catch (error) {
     turn.end();
     throw error;
   }
-  return turn;
 }
 
 /**

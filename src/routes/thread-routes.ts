@@ -74,10 +74,11 @@ const nameConversation: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-export const threadMiddleware: Array<{ path: string; handler: MiddlewareHandler }> = ['/threads', '/threads/*'].flatMap((path) => [
-  { path, handler: nameConversation },
-  { path, handler: checkThreadBody },
-]);
+// `/threads/*` covers `/threads` too: Hono's wildcard matches the bare path.
+export const threadMiddleware: Array<{ path: string; handler: MiddlewareHandler }> = [
+  { path: '/threads/*', handler: nameConversation },
+  { path: '/threads/*', handler: checkThreadBody },
+];
 
 /**
  * `specErrors` turns every handler failure into a SPEC error body (see error-handler.ts);

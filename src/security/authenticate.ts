@@ -14,17 +14,17 @@ import { bearerToken } from './bearer-token.ts';
 
 export interface AuthenticateOptions {
   provider: MastraAuthProvider;
-  /** Paths that answer without a token (liveness and readiness probes). */
-  publicPaths: readonly string[];
-  /** Other requests that answer without a token (Studio's shell under `npm run dev`). */
+  /**
+   * Requests that answer without a token (Studio's shell under `npm run dev`). The probes never get here:
+   * Mastra answers `/health` before any middleware, and `/ready`'s middleware comes before this one.
+   */
   isPublicRequest?: (method: string, path: string) => boolean;
 }
 
-export function authenticate({ provider, publicPaths, isPublicRequest = () => false }: AuthenticateOptions): MiddlewareHandler {
-  const isPublic = new Set(publicPaths);
+export function authenticate({ provider, isPublicRequest = () => false }: AuthenticateOptions): MiddlewareHandler {
   return async (c, next) => {
     // Preflights carry no credentials by design; CORS decides them.
-    if (c.req.method === 'OPTIONS' || isPublic.has(c.req.path) || isPublicRequest(c.req.method, c.req.path)) return next();
+    if (c.req.method === 'OPTIONS' || isPublicRequest(c.req.method, c.req.path)) return next();
     const token = bearerToken(c.req.header('authorization'));
     const user = token ? await provider.authenticateToken(token, c.req).catch(() => null) : null;
     const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;

@@ -70,14 +70,23 @@ export const UNSCOPED_WITH_USERS: readonly string[] = [
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/**
+ * Whether a route is closed in development, where Mastra's own routes are otherwise open: the gate answers it
+ * 404, and the OpenAPI document leaves it out. A path may be a route's pattern (`/api/agents/:agentId/network`).
+ */
+export function closedRoutes(authenticated: boolean): (method: string, path: string) => boolean {
+  const closed = new TrieRouter<true>();
+  for (const route of CLOSED_IN_EVERY_MODE) closed.add(route.method, route.path, true);
+  if (authenticated) for (const path of UNSCOPED_WITH_USERS) closed.add('ALL', path, true);
+  return (method, path) => closed.match(method, path)[0].length > 0;
+}
+
 export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
   // Hono's strict router, as the app's own: `/threads/` is not `/threads`.
   const router = new TrieRouter<PublicRoute>();
   for (const route of PUBLIC_ROUTES) router.add(route.method, route.path, route);
   const allows = (method: string, path: string) => router.match(method, path)[0].length > 0;
-  const closed = new TrieRouter<PublicRoute | string>();
-  for (const route of CLOSED_IN_EVERY_MODE) closed.add(route.method, route.path, route);
-  if (options.authenticated) for (const path of UNSCOPED_WITH_USERS) closed.add('ALL', path, path);
+  const isClosed = closedRoutes(options.authenticated);
 
   return async (c, next) => {
     const path = c.req.path;
@@ -86,7 +95,7 @@ export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
     if (allows(method, path)) return next();
     const allowed = METHODS.filter((candidate) => allows(candidate, path));
     if (allowed.length > 0) throw methodNotAllowed(c.req.method, path, allowed);
-    if (options.mode === 'development' && closed.match(method, path)[0].length === 0) return next();
+    if (options.mode === 'development' && !isClosed(method, path)) return next();
     throw routeNotFound(c.req.method, path);
   };
 }

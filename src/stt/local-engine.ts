@@ -7,8 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream } from 'node:fs';
-import { rmSync } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +20,7 @@ import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, ty
 import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
 import type { CompanionVocabulary } from './companion-vocabulary.ts';
 import { SphinxPool } from './sphinx-pool.ts';
-import { missingPackageError, missingPackageMessage, type SystemPackage } from './system-packages.ts';
+import { missingPackageError } from './system-packages.ts';
 
 export interface LocalEngineOptions {
   /** Debian's `pocketsphinx-en-us` model directory. */
@@ -82,19 +81,19 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     return pool;
   }
 
-  /** A model folder the configuration names (a deployment's own model) that holds none is its setting's fault. */
-  const configuredModelProblem = () => (given.modelDir !== undefined && !hasModel(settings.modelDir) ? configuredModelMissing() : undefined);
-
   let libraryFound = false;
-  /** The first package the recogniser lacks (ffmpeg is found when it is started). */
-  async function missingRecogniserPackage(): Promise<SystemPackage | undefined> {
-    if (!hasModel(settings.modelDir)) return 'pocketsphinx-en-us';
+  /**
+   * What keeps the recogniser from working (ffmpeg is found when it is started): its model, missing from a
+   * folder the configuration names (the setting's fault) or from Debian's (the package's), or its library.
+   */
+  async function recogniserProblem(): Promise<ApiError | undefined> {
+    if (!hasModel(settings.modelDir)) return given.modelDir !== undefined ? configuredModelMissing() : missingPackageError('pocketsphinx-en-us');
     if (libraryFound) return undefined;
     try {
       await loadLibrary(settings.libraryPath);
       libraryFound = true;
     } catch (error) {
-      if (error instanceof MissingPackageError) return error.packageName;
+      if (error instanceof MissingPackageError) return missingPackageError(error.packageName);
       throw error;
     }
     return undefined;
@@ -107,10 +106,8 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     async transcribe(audio: AudioUpload, { language, signal }: TranscribeOptions): Promise<Transcription> {
       assertEnglish(language);
       signal?.throwIfAborted();
-      const misconfigured = configuredModelProblem();
-      if (misconfigured) throw misconfigured;
-      const missing = await missingRecogniserPackage();
-      if (missing) throw missingPackageError(missing);
+      const problem = await recogniserProblem();
+      if (problem) throw problem;
       const transcript = await transcribeFile(audio, {
         ffmpegPath: settings.ffmpegPath,
         chunkSeconds: settings.chunkSeconds,
@@ -122,10 +119,8 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     },
 
     async readiness(): Promise<EngineReadiness> {
-      const misconfigured = configuredModelProblem();
-      if (misconfigured) return { ok: false, detail: misconfigured.message };
-      const missing = (await missingRecogniserPackage()) ?? ((await canRun(settings.ffmpegPath)) ? undefined : 'ffmpeg');
-      return missing ? { ok: false, detail: missingPackageMessage(missing) } : probeReadiness();
+      const problem = (await recogniserProblem()) ?? ((await canRun(settings.ffmpegPath)) ? undefined : missingPackageError('ffmpeg'));
+      return problem ? { ok: false, detail: problem.message } : probeReadiness();
     },
 
     async close() {

@@ -15,7 +15,7 @@ const PROVIDES = {
 
 export type SystemPackage = keyof typeof PROVIDES;
 
-export function missingPackageMessage(name: SystemPackage): string {
+function missingPackageMessage(name: SystemPackage): string {
   return `Speech-to-text (local engine) needs the Debian package ${name}: ${PROVIDES[name]} was not found. Install it with: ${INSTALL_COMMAND}`;
 }
 

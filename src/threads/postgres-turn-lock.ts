@@ -53,12 +53,14 @@ export class PostgresTurnLock implements TurnLock {
       releaseLocal();
       throw error;
     }
-    this.#holders.add(onLost);
+    // One entry per lock held: a turn holding two (its thread, and a new thread's claim) may pass the same callback.
+    const holder = (error: Error) => onLost(error);
+    this.#holders.add(holder);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.#holders.delete(onLost);
+      this.#holders.delete(holder);
       // Queries on one connection run in order, so a local successor's lock query follows this unlock.
       this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
       releaseLocal();

@@ -10,13 +10,10 @@
  */
 import type { IMastraLogger } from '@mastra/core/logger';
 import type { OutputProcessor } from '@mastra/core/processors';
+import type { ToolFailure } from '../tools/tool-failure.ts';
 
-/** What a tool's own failure says of itself (src/mastra/tools/tool-failure.ts); Mastra keeps it as the cause. */
-interface ToolFailureFields {
-  name?: string;
-  reason?: string;
-  upstreamStatus?: number;
-}
+/** What a tool's own failure says of itself; Mastra keeps it as the cause (any other error has a name only). */
+type ToolFailureFields = Partial<Pick<ToolFailure, 'name' | 'reason' | 'upstreamStatus'>>;
 
 export function createToolErrors(logger: IMastraLogger): OutputProcessor {
   return {

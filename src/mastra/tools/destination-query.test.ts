@@ -84,6 +84,9 @@ describe('parseQuery', () => {
 
   it('does not read the pronoun "us" as the United States', () => {
     expect(parseQuery('show us temples').criteria.map((criterion) => criterion.label)).toEqual(['temples']);
+    expect(parseQuery('quiet temples around us')).toMatchObject({ criteria: [{ label: 'temples' }] });
+    expect(parseQuery('quiet temples around us').near).toBeUndefined();
+    expect(parseQuery('finding peace in us').criteria).toEqual([]);
   });
 
   it.each(['in the US', 'in the U.S.', 'in U.S.A.', 'across the US', 'around the U.S.', 'throughout the U.S.A'])(

@@ -25,8 +25,17 @@ export interface ParsedQuery {
 
 /** Country names that are also everyday words ("show us temples"). */
 const AMBIGUOUS_COUNTRY_NAMES = new Set(['us', 'u s', 'u s a']);
-/** Where those names can only be the country: "in the US", "across the U.S.A.". */
-const UNITED_STATES_AS_A_PLACE = /\b(in|across|around|throughout)\s+(?:the\s+)?u\.?\s?s\.?(?:\s?a\.?)?(?![\p{L}\p{N}])/giu;
+/**
+ * Where those names can only be the country: "in the US", "across the U.S.A.", written in capitals ("around us"
+ * is no place, see NOT_PLACES).
+ */
+const UNITED_STATES_AS_A_PLACE = /\b(in|across|around|throughout)\s+(?:the\s+)?(u\.?\s?s\.?(?:\s?a\.?)?)(?![\p{L}\p{N}])/giu;
+
+function withUnitedStatesNamed(text: string): string {
+  return text.replace(UNITED_STATES_AS_A_PLACE, (match, preposition: string, name: string) =>
+    name === name.toUpperCase() ? `${preposition} the United States` : match,
+  );
+}
 
 const LONGEST_PHRASE_WORDS = 4;
 
@@ -54,7 +63,7 @@ const RADIUS = new RegExp(String.raw`\bwithin\s+${DISTANCE}`, 'iu');
 const QUALIFIER = new RegExp(String.raw`^\s*,\s*([^,.;!?]+?)${PLACE_END}`, 'u');
 
 export function parseQuery(text: string): ParsedQuery {
-  const { near, rest } = extractNear(text.replace(UNITED_STATES_AS_A_PLACE, '$1 the United States'));
+  const { near, rest } = extractNear(withUnitedStatesNamed(text));
   const { criteria, freeWords } = readWords(normalizeName(rest).split(' ').filter(Boolean));
   return { criteria: mergeAlternatives(criteria), near, freeWords };
 }

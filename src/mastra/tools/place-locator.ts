@@ -18,28 +18,39 @@ export interface LocatedPlace extends Coordinates {
 }
 
 /**
- * Undefined when no source knows the place. "Kyoto, Japan" looks only in Japan. A place in a region
- * ("Cambridge, Massachusetts") is Open-Meteo's to find: neither the catalogue nor the gazetteer names
- * regions, and a namesake on another continent is no answer.
+ * Undefined when no source knows the place. "Kyoto, Japan" looks only in Japan, and so does "Kyoto" given
+ * `inCountry` JP (the country a request asks for). A place in a region ("Cambridge, Massachusetts") is
+ * Open-Meteo's to find: neither the catalogue nor the gazetteer names regions, and a namesake on another
+ * continent is no answer.
  */
 export async function locatePlace(
   place: string,
   destinations: readonly Destination[],
   geocoding: GeocodingOptions,
+  inCountry?: string,
 ): Promise<LocatedPlace | undefined> {
   // A catalogue name may hold a comma itself ("Jama Masjid, Delhi").
   const catalogued = destinationNamed(place, destinations);
   if (catalogued) return catalogued;
-  const parsed = parsePlaceName(place);
+  const named = parsePlaceName(place);
+  const parsed = inCountry && named.qualifiers.length === 0 ? { ...named, countryCode: inCountry } : named;
   const local = parsed.regions.length === 0 && (destinationNamed(parsed.name, destinations) ?? (await townNamed(parsed.name, parsed.countryCode)));
   if (local) return local;
   const found = await geocode(parsed, geocoding);
   return found && pick(found, found.country);
 }
 
+/** The catalogue by normalised name, indexed once: every near-search looks names up in it. */
+const catalogueIndexes = new WeakMap<readonly Destination[], ReadonlyMap<string, Destination>>();
+
 function destinationNamed(name: string, destinations: readonly Destination[]): LocatedPlace | undefined {
-  const wanted = normalizeName(name);
-  const destination = destinations.find((candidate) => normalizeName(candidate.name) === wanted);
+  let index = catalogueIndexes.get(destinations);
+  if (!index) {
+    // Reversed, so that of two places of one name the first in the catalogue is kept, as a search would find it.
+    index = new Map([...destinations].reverse().map((destination) => [normalizeName(destination.name), destination]));
+    catalogueIndexes.set(destinations, index);
+  }
+  const destination = index.get(normalizeName(name));
   return destination && pick(destination, destination.country);
 }
 

@@ -21,6 +21,12 @@ const KATHMANDU_VALLEY = {
 };
 
 describe('spiritualDestinationsTool', () => {
+  /** Open-Meteo's two Cambridges: the more populous in England, the other in Massachusetts. */
+  const knowTheCambridges = () => {
+    standIn.places.set('cambridge', openMeteoPlace({ name: 'Cambridge', latitude: 52.2, longitude: 0.11667, country_code: 'GB', country: 'United Kingdom', admin1: 'England', population: 145818 }));
+    standIn.places.set('cambridge, massachusetts', openMeteoPlace({ name: 'Cambridge', latitude: 42.3751, longitude: -71.10561, country_code: 'US', country: 'United States', admin1: 'Massachusetts', admin2: 'Middlesex', population: 118403 }));
+  };
+
   let standIn: OpenMeteoStandIn;
   let tool: ReturnType<typeof createSpiritualDestinationsTool>;
 
@@ -104,8 +110,7 @@ describe('spiritualDestinationsTool', () => {
   });
 
   it('finds "City, Region" in that region, not its namesake on another continent', async () => {
-    standIn.places.set('cambridge', openMeteoPlace({ name: 'Cambridge', latitude: 52.2, longitude: 0.11667, country_code: 'GB', country: 'United Kingdom', admin1: 'England', population: 145818 }));
-    standIn.places.set('cambridge, massachusetts', openMeteoPlace({ name: 'Cambridge', latitude: 42.3751, longitude: -71.10561, country_code: 'US', country: 'United States', admin1: 'Massachusetts', admin2: 'Middlesex', population: 118403 }));
+    knowTheCambridges();
 
     const output = await outputOf(tool, { near: 'Cambridge, Massachusetts', radiusKm: 50 });
     expect(output.understood.near).toEqual({ name: 'Cambridge', country: 'United States', latitude: 42.3751, longitude: -71.10561, radiusKm: 50 });
@@ -138,14 +143,13 @@ describe('spiritualDestinationsTool', () => {
   });
 
   it('reads "near City, Region" in the query as that region\'s city', async () => {
-    standIn.places.set('cambridge', openMeteoPlace({ name: 'Cambridge', latitude: 52.2, longitude: 0.11667, country_code: 'GB', country: 'United Kingdom', admin1: 'England', population: 145818 }));
-    standIn.places.set('cambridge, massachusetts', openMeteoPlace({ name: 'Cambridge', latitude: 42.3751, longitude: -71.10561, country_code: 'US', country: 'United States', admin1: 'Massachusetts', population: 118403 }));
+    knowTheCambridges();
 
     const output = await outputOf(tool, { query: 'Buddhist temples near Cambridge, Massachusetts' });
     expect(output.understood).toMatchObject({ criteria: ['buddhist', 'temples'], near: { name: 'Cambridge', country: 'United States' } });
   });
 
-  it('looks a place the gazetteer lacks up in its country, then in a region of that name ("Atlanta, Georgia")', async () => {
+  it('asks for a place the gazetteer lacks in its country, then in a region of that name, before it says it is not found', async () => {
     await expect(execute(tool, { near: 'Xanadu Hollow, Japan' })).rejects.toThrow('was not found');
     expect(standIn.requests.map(({ query }) => query)).toEqual([
       { name: 'Xanadu Hollow', count: '1', language: 'en', format: 'json', countryCode: 'JP' },

@@ -6,7 +6,7 @@
  */
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { countryCodeOf, countryNameOf } from './countries.ts';
+import { countryCodeOf } from './countries.ts';
 import { DESTINATIONS } from './destination-catalogue.ts';
 import { parseQuery } from './destination-query.ts';
 import {
@@ -19,7 +19,6 @@ import {
 import { createDestinationSearch } from './destination-search.ts';
 import type { Criterion } from './destination-vocabulary.ts';
 import { locatePlace } from './place-locator.ts';
-import { parsePlaceName } from './place-name.ts';
 import { ToolFailure } from './tool-failure.ts';
 
 export interface SpiritualDestinationsToolOptions {
@@ -105,14 +104,13 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       const parsed = parseQuery(input.query ?? '');
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const near = input.near ?? parsed.near?.place;
-      const nearName = near && inRequestedCountry(near, criteria);
       // A radius in the words is held to the field's bounds: at most MAX_RADIUS_KM, and a zero one means the default.
       const radiusKm = input.radiusKm ?? (Math.min(parsed.near?.radiusKm ?? 0, MAX_RADIUS_KM) || DEFAULT_RADIUS_KM);
-      const place = nearName
-        ? await locatePlace(nearName, DESTINATIONS, { ...options, service: SERVICE, abortSignal })
+      const place = near
+        ? await locatePlace(near, DESTINATIONS, { ...options, service: SERVICE, abortSignal }, requestedCountry(criteria))
         : undefined;
-      if (nearName && !place) {
-        throw new ToolFailure(`Place "${nearName}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
+      if (near && !place) {
+        throw new ToolFailure(`Place "${near}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
       }
       const answer = search({
         criteria,
@@ -134,15 +132,12 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
 }
 
 /**
- * "Córdoba" in a request for places in Spain is the Córdoba in Spain, not the larger one in Argentina:
- * a place named without its country or region is looked for in the one country the request asks for.
+ * "Córdoba" in a request for places in Spain is the Córdoba in Spain, not the larger one in Argentina: the one
+ * country the request asks for, if it asks for one, is where a place named without its own is looked for.
  */
-function inRequestedCountry(place: string, criteria: readonly Criterion[]): string {
+function requestedCountry(criteria: readonly Criterion[]): string | undefined {
   const requested = new Set(criteria.flatMap((criterion) => criterion.countryCodes ?? []));
-  const [code] = requested;
-  if (requested.size !== 1 || parsePlaceName(place).qualifiers.length > 0) return place;
-  // The place's parts are split at commas, and a few official names hold one ("Korea, Republic of").
-  return `${place}, ${countryNameOf(code!)!.replaceAll(',', '')}`;
+  return requested.size === 1 ? [...requested][0] : undefined;
 }
 
 function criteriaOf({ tradition, kind, practice, country, continent }: z.infer<typeof InputSchema>): Criterion[] {
@@ -158,6 +153,6 @@ function criteriaOf({ tradition, kind, practice, country, continent }: z.infer<t
 function countryCodeOfInput(country: string): string {
   const code = countryCodeOf(country);
   // Regions such as "Tibet" or "Middle East" belong in the query, which understands them.
-  if (!code) throw new Error(`"${country}" is not a country name; put regions in the query instead`);
+  if (!code) throw new ToolFailure(`"${country}" is not a country name; put regions in the query instead`, 'invalid-input');
   return code;
 }
