@@ -11,8 +11,9 @@ import { storeSnapshot } from './fixtures/store-snapshot.ts';
  * at least one defect (a bad id, a forbidden or unknown field, broken JSON, a
  * wrong content type, an unsafe query key, another user's thread…) plus random
  * noise (query parameters, headers). Every answer must be a JSON 4xx in SPEC's
- * error shape, the model must never be called and the store must not change;
- * afterwards a plain request still works.
+ * error shape, logged as the client's mistake it is (no error line), the model
+ * must never be called and the store must not change; afterwards a plain
+ * request still works.
  */
 const SAFE_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 const VICTIM = { threadId: 'victim-thread', resourceId: 'victim' };
@@ -226,6 +227,7 @@ function send(draft: Draft) {
 const statuses = new Map<number, number>();
 
 async function answersWithJson4xx(draft: Draft) {
+  const errorsLogged = service.loggedErrors().length;
   const response = await send(draft);
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
   const text = await response.text();
@@ -234,6 +236,7 @@ async function answersWithJson4xx(draft: Draft) {
   expect(response.status, shown).toBeLessThan(500);
   expect(response.headers.get('content-type'), shown).toMatch(/^application\/json/);
   expect(JSON.parse(text), shown).toEqual({ error: expect.any(String), code: expect.any(String), details: expect.any(Object) });
+  expect(service.loggedErrors().slice(errorsLogged), shown).toEqual([]);
   expect(service.model.requests, shown).toHaveLength(0);
 }
 
