@@ -77,7 +77,7 @@ it('refuses a native message with no text with a 400, before the model is called
   expect(h.model.requests).toHaveLength(0);
 });
 
-it("keeps a native client out of another user's thread, and its reply carries no prompt", async () => {
+it("keeps a native client out of another user's thread, and its reply carries no prompt, no model server address and no raw model answer", async () => {
   h.model.script({ text: 'Private note.' }, { text: 'Your own thread.' });
   await h.post(GENERATE, { ...userSays('My secret is 42.'), threadId: 'owned-thread', resourceId: 'owner' });
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' }, retries: 0 });
@@ -88,7 +88,13 @@ it("keeps a native client out of another user's thread, and its reply carries no
 
   const own = await agent.generate('Hi', { memory: { thread: 'intruder-thread', resource: 'intruder' } });
   expect(own.text).toBe('Your own thread.');
-  expect(JSON.stringify(own)).not.toContain('You are the Friend');
+  const reply = JSON.stringify(own);
+  expect(reply).not.toContain('You are the Friend');
+  expect(reply).not.toContain(new URL(h.model.baseURL).host);
+  for (const call of [own, ...own.steps]) {
+    expect(Object.keys(call.request)).toEqual(['body']);
+    expect(call.response).not.toHaveProperty('body');
+  }
 });
 
 /** HS256 tokens as `MASTRA_JWT_SECRET` makes the service expect them; the subject is the user. */

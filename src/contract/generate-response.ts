@@ -23,7 +23,7 @@ import {
   type ConversationIds,
   type SpecUsage,
 } from './shapes.ts';
-import { redactRequestBody } from './redact.ts';
+import { clientModelRequest, withoutCookies } from './redact.ts';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).describe('ISO 8601');
 const jsonObject = z.record(z.string(), z.unknown());
@@ -120,7 +120,7 @@ export function toGenerateResponse<OUTPUT>(
     finishReason: toSpecFinishReason(result.finishReason),
     warnings: result.warnings ?? [],
     providerMetadata: result.providerMetadata ?? {},
-    request: { body: redactRequestBody(lastStep?.request?.body) },
+    request: clientModelRequest(lastStep?.request),
     reasoning: result.reasoning ?? [],
     toolCalls: (result.toolCalls ?? []).map((chunk) => toSpecToolCall(chunk.payload)),
     toolResults: steps.flatMap((step) => step.toolResults),
@@ -163,7 +163,7 @@ function mapSteps<OUTPUT>(
       usage,
       totalUsage: runningUsage,
       warnings: step.warnings ?? [],
-      request: { body: redactRequestBody(step.request?.body) },
+      request: clientModelRequest(step.request),
       response: toSpecResponse(step.response, conversation),
       providerMetadata: step.providerMetadata ?? {},
       ...tripwireOf(step.tripwire),
@@ -237,11 +237,6 @@ function toIso(value: unknown): string {
 
 function jsonObjectOr(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-// Upstream cookies belong to the service's connection to the model, not to our client.
-function withoutCookies(headers: Record<string, string>) {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'set-cookie'));
 }
 
 function tripwireOf(tripwire: { reason?: string } | undefined) {

@@ -1,8 +1,10 @@
 /**
- * @module SPEC returns the model request's body; the agent's system prompt and the tool
- * schemas are ours, not the caller's, so both are replaced before the body
- * leaves the service. Handles both Chat Completions (`messages`, `tools[].function`)
- * and Responses (`instructions`, `input`, `tools[]`) bodies.
+ * @module What a client sees of the model call behind its reply. SPEC returns
+ * the model request's body; the agent's system prompt and the tool schemas are
+ * ours, not the caller's, so both are replaced before the body leaves the
+ * service. Handles both Chat Completions (`messages`, `tools[].function`) and
+ * Responses (`instructions`, `input`, `tools[]`) bodies. The model server's
+ * address and its cookies stay in the service.
  */
 export const REDACTED = '[redacted]';
 
@@ -19,6 +21,16 @@ export function redactRequestBody(body: unknown): Json {
   if (Array.isArray(redacted.input)) redacted.input = redacted.input.map(redactSystemMessage);
   if (Array.isArray(redacted.tools)) redacted.tools = redacted.tools.map(toolNameOnly);
   return redacted;
+}
+
+/** The model request as a client sees it: its redacted body, never the model server's URL. */
+export function clientModelRequest(request: { body?: unknown } | undefined): { body: Json } {
+  return { body: redactRequestBody(request?.body) };
+}
+
+/** Upstream cookies belong to the service's connection to the model, not to our client. */
+export function withoutCookies(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'set-cookie'));
 }
 
 function parseJson(text: string): unknown {

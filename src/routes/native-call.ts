@@ -11,7 +11,7 @@ import {
   specMessagesOf,
   type NativeMemory,
 } from '../contract/native-request.ts';
-import { redactRequestBody } from '../contract/redact.ts';
+import { clientModelRequest, withoutCookies } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { isPersonality } from '../mastra/agents/personalities.ts';
@@ -137,15 +137,20 @@ function memoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource
   return resource;
 }
 
-interface NativeGenerateReply {
+interface ModelCall {
   request?: { body?: unknown };
-  steps?: Array<{ request?: { body?: unknown } }>;
+  response?: { headers?: Record<string, string>; body?: unknown };
+}
+
+interface NativeGenerateReply extends ModelCall {
+  steps?: ModelCall[];
 }
 
 /**
  * What leaves after Mastra's stock handler: errors reduced to `{message, code}`
  * in the generate reply and in every stream frame, and, outside development,
- * the generate reply's model requests redacted as SPEC's are. The turn ends
+ * the generate reply's model calls shown as SPEC's are (the request's redacted
+ * body, the response without its raw body or cookies). The turn ends
  * with the answer: a stream's once its last frame has gone (Mastra has stored
  * the turn by then) or its client has left; a stopped generate answers why it
  * stopped, as SPEC's does.
@@ -166,11 +171,12 @@ export async function sanitizeNativeAnswer(c: Context, options: NativeCallOption
 }
 
 function redactedReply(reply: NativeGenerateReply) {
-  return { ...reply, request: redactedRequest(reply.request), steps: reply.steps?.map((step) => ({ ...step, request: redactedRequest(step.request) })) };
+  return { ...redactedModelCall(reply), steps: reply.steps?.map(redactedModelCall) };
 }
 
-function redactedRequest(request: { body?: unknown } | undefined) {
-  return request && { ...request, body: redactRequestBody(request.body) };
+function redactedModelCall<T extends ModelCall>(call: T): T {
+  const { body: _rawAnswer, ...response } = call.response ?? {};
+  return { ...call, request: clientModelRequest(call.request), response: call.response && { ...response, headers: withoutCookies(response.headers ?? {}) } };
 }
 
 /**
