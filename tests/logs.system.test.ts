@@ -100,13 +100,15 @@ it("warns of the model server's rate limit passed on as a 429, and writes no fai
   expect(lines().map((line) => JSON.parse(line)).filter((event) => event.traceId === traceId && event.msg === 'request failed')).toEqual([]);
 });
 
-it("logs a native client's model failure with its request's traceId, without the model server's text", async () => {
+it("logs a native client's model failure as a SPEC turn's, once, with its request's traceId, without the model server's text", async () => {
   h.model.script({ error: { status: 401, message: 'Incorrect API key provided: sk-proj-LEAKED****WXYZ' } });
   const response = await h.post(GENERATE, { messages: 'my native secret' }, NATIVE);
   expect(response.status).toBe(500);
   const traceId = response.headers.get('x-trace-id');
-  const failure = await logEvent((event) => event.msg === 'Error calling handler' && event.traceId === traceId);
-  expect(failure).toMatchObject({ level: 50, error: { name: 'AI_APICallError', message: 'The model call failed.' } });
+  const failure = await logEvent((event) => event.msg === 'request failed' && event.traceId === traceId);
+  expect(failure).toMatchObject({ level: 50, code: 'MODEL_ERROR', upstreamStatus: 401, errorClass: 'AI_APICallError' });
+  const errorLines = lines().map((line) => JSON.parse(line)).filter((event) => event.traceId === traceId && event.level === 50);
+  expect(errorLines.map((event) => event.msg)).toEqual(['Upstream LLM API error', 'request failed']);
   const output = h.service.output();
   expect(output).not.toContain('LEAKED');
   expect(output).not.toContain('my native secret');

@@ -1,6 +1,6 @@
 import { MastraClient } from '@mastra/client-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATE, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
@@ -95,6 +95,30 @@ it("keeps a native client out of another user's thread, and its reply carries no
     expect(Object.keys(call.request)).toEqual(['body']);
     expect(call.response).not.toHaveProperty('body');
   }
+});
+
+it("answers a model server's failure as a SPEC turn does: its 429 with the wait, another status as MODEL_ERROR naming it", async () => {
+  const rateLimited = { error: { status: 429, message: 'slow down', headers: { 'retry-after': '30' } } };
+  const native = { 'x-mastra-client-type': 'client-js' };
+  h.model.script(rateLimited);
+  const limited = await h.post(GENERATE, { messages: 'Hi' }, native);
+  expect(limited.status).toBe(429);
+  expect(limited.headers.get('retry-after')).toBe('30');
+  expect(await limited.json()).toEqual({
+    error: 'The language model is rate limiting requests; try again in 30 s.',
+    code: 'RATE_LIMITED',
+    details: { upstreamStatus: 429, retryAfterSeconds: 30 },
+  });
+
+  h.model.script({ error: { status: 401, message: 'Incorrect API key provided: sk-live-123' } });
+  const refused = await h.post(GENERATE, { messages: 'Hi' }, native);
+  expect(refused.status).toBe(500);
+  expect(await refused.json()).toEqual({ error: 'The language model request failed (upstream status 401).', code: 'MODEL_ERROR', details: { upstreamStatus: 401 } });
+
+  h.model.script(rateLimited);
+  const stream = await (await h.post(STREAM, { messages: 'Hi' }, native)).text();
+  const errors = stream.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6))).filter((chunk) => chunk.type === 'error');
+  expect(errors.map((chunk) => chunk.payload.error)).toEqual([{ message: 'The language model is rate limiting requests; try again in 30 s.', code: 'RATE_LIMITED' }]);
 });
 
 /** HS256 tokens as `MASTRA_JWT_SECRET` makes the service expect them; the subject is the user. */

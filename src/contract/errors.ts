@@ -218,11 +218,14 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError(classified.status, classified.code, classified.message, classified.details, error, classified.headers);
 }
 
+/** What a failed model call's answer says of itself, whether the call is at hand or was serialized. */
+type UpstreamAnswer = Pick<APICallError, 'responseHeaders'>;
+
 /**
  * The wait an upstream asked for on a failed call, in milliseconds: `retry-after-ms`,
  * else `retry-after` as seconds or as an HTTP date.
  */
-export function upstreamRetryAfterMs(call: APICallError): number | undefined {
+export function upstreamRetryAfterMs(call: UpstreamAnswer): number | undefined {
   const headers = call.responseHeaders ?? {};
   const milliseconds = Number(headers['retry-after-ms']);
   if (headers['retry-after-ms'] && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
@@ -235,7 +238,7 @@ export function upstreamRetryAfterMs(call: APICallError): number | undefined {
 }
 
 /** A 429 passes the upstream's wait on, whole seconds, as `details.retryAfterSeconds` and the `Retry-After` header. */
-function upstreamRateLimited(call: APICallError | undefined) {
+function upstreamRateLimited(call: UpstreamAnswer | undefined) {
   const waitMs = call && upstreamRetryAfterMs(call);
   const retryAfterSeconds = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
   const message =
@@ -257,7 +260,7 @@ function classifyAgentFailure(error: unknown): ApiError {
   return classifyUpstream(call !== undefined, call?.statusCode, call);
 }
 
-function classifyUpstream(calledModel: boolean, status: number | undefined, call?: APICallError): ApiError {
+function classifyUpstream(calledModel: boolean, status: number | undefined, call?: UpstreamAnswer): ApiError {
   if (status === 429) return upstreamRateLimited(call);
   // A success status on a failed call: the answer began, then could not be read to its end.
   if (status !== undefined && status < 300) return MODEL_CUT_OFF;
@@ -294,8 +297,9 @@ export function toolFailed(message: string): ApiError {
  * the upstream status it names is kept.
  */
 export function fromSerializedFailure(error: unknown): ApiError {
-  const { name, statusCode } = (error ?? {}) as { name?: unknown; statusCode?: unknown };
-  return classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined);
+  const { name, statusCode, responseHeaders } = (error ?? {}) as { name?: unknown; statusCode?: unknown; responseHeaders?: unknown };
+  const answer = responseHeaders && typeof responseHeaders === 'object' ? { responseHeaders: responseHeaders as Record<string, string> } : undefined;
+  return classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined, answer);
 }
 
 /**
