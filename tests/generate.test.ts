@@ -91,6 +91,9 @@ describe('POST /generate: replies', () => {
     ['eos_token', 'stop'],
     ['eos', 'stop'],
     ['model_length', 'length'],
+    // A server that says it stopped for tools without calling any has answered too.
+    ['tool_calls', 'stop'],
+    ['function_call', 'stop'],
   ])("takes a compatible server's own finish reason %s as %s: the reply is answered once", async (serverReason, finishReason) => {
     h.model.script({ text: 'Hi there.', finishReason: serverReason });
     const body = await (await h.post(GENERATE, userSays('Hi'))).json();

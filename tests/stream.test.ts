@@ -104,8 +104,8 @@ describe('POST /stream: SPEC events', () => {
     expect(texts).toEqual(['chunk 1', 'chunk 2']);
   });
 
-  it("takes a compatible server's own finish reason (eos_token) as the end of a complete reply", async () => {
-    h.model.script({ text: ['Hi', ' there.'], finishReason: 'eos_token' });
+  it.each(['eos_token', 'tool_calls'])("takes a compatible server's finish reason %s on a reply without tool calls as its end", async (serverReason) => {
+    h.model.script({ text: ['Hi', ' there.'], finishReason: serverReason });
     const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Hi'))));
     expect(events.map((e) => e.type)).toEqual(['start', 'step-start', 'text', 'text', 'step-finish', 'run-finish']);
     expect(events.at(-1)).toMatchObject({ payload: { finishReason: 'stop' } });

@@ -70,11 +70,12 @@ const LENGTH_FINISHES = new Set(['model_length', 'max_tokens']);
  * reports as `other`; Mastra takes any finish it does not know as final for another step, so the model was
  * asked to go on from its own finished reply, up to the step limit, and a stream read it as cut off. A step
  * that called tools ended for them (some servers say `stop` then); one that called none has answered: its
- * `other` is a `stop`, or a `length` when the server says so.
+ * `other` is a `stop`, or a `length` when the server says so, and so is a `tool_calls` with no call in it
+ * (Mastra would run the step again for tools that were never called, repeating its text).
  */
 function settledFinish(finishReason: FinishReason, calledTools: boolean): FinishReason {
   if (calledTools) return finishReason.unified === 'other' || finishReason.unified === 'stop' ? { ...finishReason, unified: 'tool-calls' } : finishReason;
-  if (finishReason.unified !== 'other') return finishReason;
+  if (finishReason.unified !== 'other' && finishReason.unified !== 'tool-calls') return finishReason;
   return { ...finishReason, unified: LENGTH_FINISHES.has(finishReason.raw ?? '') ? 'length' : 'stop' };
 }
 
