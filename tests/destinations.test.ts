@@ -32,7 +32,7 @@ describe('spiritual destinations through POST /generate', () => {
     expect(response.status).toBe(200);
     expect(body.text).toBe('Suan Mokkh holds ten-day silent retreats every month.');
     expect(body.toolCalls).toEqual([
-      { toolCallId: 'call_1', toolName: 'spiritualDestinationsTool', args: { query: 'silent meditation retreat in Thailand' } },
+      { toolCallId: 'call_1', toolName: 'spiritualDestinationsTool', args: { query: 'silent meditation retreat in Thailand' }, providerMetadata: {} },
     ]);
     const [{ result }] = body.toolResults;
     expect(result.destinations.map((d: { id: string }) => d.id)).toEqual(['suan-mokkh']);

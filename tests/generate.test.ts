@@ -158,7 +158,7 @@ describe('POST /generate: weatherTool', () => {
 
     expect(response.status).toBe(200);
     expect(body.text).toBe('It is 17.3 °C and partly cloudy in Paris.');
-    expect(body.toolCalls).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', args: { location: 'Paris' } }]);
+    expect(body.toolCalls).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', args: { location: 'Paris' }, providerMetadata: {} }]);
     expect(body.toolResults).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', result: PARIS_WEATHER }]);
     expect(body.steps.map((s: { stepType: string; finishReason: string }) => [s.stepType, s.finishReason])).toEqual([
       ['initial', 'tool_calls'],

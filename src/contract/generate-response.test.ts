@@ -86,7 +86,7 @@ describe('toGenerateResponse', () => {
 
     expect(body.text).toBe('Mild in Paris.');
     expect(body.finishReason).toBe('stop');
-    expect(body.toolCalls).toEqual([CALL]);
+    expect(body.toolCalls).toEqual([{ ...CALL, providerMetadata: {} }]);
     expect(body.toolResults).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', result: WEATHER }]);
     expect(body.steps.map((s) => [s.stepType, s.finishReason])).toEqual([
       ['initial', 'tool_calls'],

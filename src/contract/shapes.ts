@@ -73,7 +73,7 @@ export const toolCallSchema = z.object({
   toolCallId: z.string().describe('Identifier of the call'),
   toolName: z.string().describe('For example weatherTool'),
   args: z.record(z.string(), z.unknown()).describe('Arguments; for weatherTool: location (string)'),
-  providerMetadata: z.unknown().optional(),
+  providerMetadata: z.record(z.string(), z.unknown()).describe('The provider\'s metadata of the call; {} when it gave none'),
 });
 
 export type SpecToolCall = z.infer<typeof toolCallSchema>;
@@ -90,9 +90,7 @@ export const toolResultSchema = z.object({
 export type SpecToolResult = z.infer<typeof toolResultSchema>;
 
 export function toSpecToolCall(payload: ToolCallPayload): SpecToolCall {
-  const call: SpecToolCall = { toolCallId: payload.toolCallId, toolName: payload.toolName, args: argsOf(payload.args) };
-  if (payload.providerMetadata !== undefined) call.providerMetadata = payload.providerMetadata;
-  return call;
+  return { toolCallId: payload.toolCallId, toolName: payload.toolName, args: argsOf(payload.args), providerMetadata: payload.providerMetadata ?? {} };
 }
 
 export function toSpecToolResult(payload: Pick<ToolResultPayload, 'toolCallId' | 'toolName' | 'result'>): SpecToolResult {

@@ -39,7 +39,7 @@ export const streamEventSchema = z.discriminatedUnion('type', [
     payload: toolCallSchema.pick({ toolCallId: true }),
   }),
   event('tool-call', 'Complete tool call', {
-    payload: toolCallSchema.extend({ providerMetadata: z.record(z.string(), z.unknown()) }),
+    payload: toolCallSchema,
   }),
   event('tool-result', 'Tool execution result; a failed tool has isError true and result {error}', {
     payload: toolResultSchema,
@@ -94,7 +94,7 @@ export function createStreamEventMapper(runId: string) {
       case 'tool-call-input-streaming-end':
         return emit('tool-call-input-streaming-end', { payload: { toolCallId: chunk.payload.toolCallId } });
       case 'tool-call':
-        return emit('tool-call', { payload: { ...toSpecToolCall(chunk.payload), providerMetadata: chunk.payload.providerMetadata ?? {} } });
+        return emit('tool-call', { payload: toSpecToolCall(chunk.payload) });
       case 'tool-result':
         return emit('tool-result', { payload: toSpecToolResult(chunk.payload) });
       case 'tool-error':
