@@ -102,7 +102,7 @@ describe('POST /generate: replies', () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
-  it('passes input_text and output_text content parts to the model', async () => {
+  it('passes input_text and output_text content parts to the model, and lists a message of several parts one part a line', async () => {
     h.model.script({ text: 'ok' });
     const response = await h.post(GENERATE, {
       messages: [
@@ -110,12 +110,21 @@ describe('POST /generate: replies', () => {
         { role: 'assistant', content: [{ type: 'output_text', text: 'Nice to meet you, Ada.' }] },
         { role: 'user', content: [{ type: 'input_text', text: 'What is' }, { type: 'input_text', text: 'my name?' }] },
       ],
+      threadId: 'parts',
+      resourceId: 'ada',
     });
     expect(response.status).toBe(200);
     expect(conversationOf(h.model.requests[0])).toEqual([
       { role: 'user', content: 'My name is Ada.' },
       { role: 'assistant', content: 'Nice to meet you, Ada.' },
       { role: 'user', content: expect.stringMatching(/What is\s*my name\?/) },
+    ]);
+    const listed = await (await h.get('/threads/parts/messages?resourceId=ada')).json();
+    expect(listed.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'My name is Ada.'],
+      ['assistant', 'Nice to meet you, Ada.'],
+      ['user', 'What is\nmy name?'],
+      ['assistant', 'ok'],
     ]);
   });
 

@@ -91,9 +91,13 @@ export function toSpecThread(thread: StorageThreadType): SpecThread {
   };
 }
 
+/**
+ * A reply's text parts are pieces of one answer across its steps, read as one text as `/generate`'s `text` is;
+ * the parts of a client's message were written apart (SPEC's content array): one a line, as Mastra's text of it has them.
+ */
 export function toThreadMessage(message: MastraDBMessage): z.infer<typeof threadMessage> {
   const parts = message.content?.parts ?? [];
-  const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  const text = parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(message.role === 'assistant' ? '' : '\n');
   return {
     id: message.id,
     role: specRole(message),
