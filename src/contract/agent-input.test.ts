@@ -15,8 +15,9 @@ describe('titleFrom', () => {
     expect(title).toBe('I would love to find a quiet monastery in the mountains…');
   });
 
-  it('cuts a long word-less message at 60 characters', () => {
-    expect(titleFrom([{ role: 'user', content: 'x'.repeat(80) }])).toBe(`${'x'.repeat(60)}…`);
+  it('cuts a long word-less message to 60 characters, the ellipsis included', () => {
+    expect(titleFrom([{ role: 'user', content: 'x'.repeat(80) }])).toBe(`${'x'.repeat(59)}…`);
+    expect(titleFrom([{ role: 'user', content: 'x'.repeat(60) }])).toBe('x'.repeat(60));
   });
 
   it('falls back to the first message without a user message, and names an empty conversation', () => {

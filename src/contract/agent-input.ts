@@ -26,12 +26,13 @@ export function requestedPersonality(request: AgentRequest): Personality | undef
 
 const TITLE_LENGTH = 60;
 
-/** A thread's first title: the start of its first user message, cut at a word. */
+/** A thread's first title: the start of its first user message, at most 60 characters, cut at a word and marked `…`. */
 export function titleFrom(messages: SpecMessage[]): string {
   const firstUser = messages.find((m) => m.role === 'user') ?? messages[0];
   const text = (firstUser ? contentText(firstUser.content) : '').replace(/\s+/g, ' ').trim();
   if (text.length <= TITLE_LENGTH) return text || 'New conversation';
-  const cut = text.slice(0, TITLE_LENGTH);
+  // The ellipsis is one of the 60.
+  const cut = text.slice(0, TITLE_LENGTH - 1);
   const lastSpace = cut.lastIndexOf(' ');
   return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
 }

@@ -50,7 +50,6 @@ export async function openConversation(memory: MastraMemory | undefined, request
         metadata: {
           agentId: COMPANION_AGENT_ID,
           personality: request.personality ?? DEFAULT_PERSONALITY,
-          createdAt: new Date().toISOString(),
           tags: request.tags ?? [],
         },
       });

@@ -46,11 +46,16 @@ export async function getOwnedThread(memory: MastraMemory, threadId: string, res
   return thread;
 }
 
+/** The record's `createdAt` and its SPEC metadata's `createdAt` are one instant (Mastra would stamp its own). */
 export function createOwnedThread(
   memory: MastraMemory,
   thread: { threadId: string; resourceId: string; title: string; metadata: Record<string, unknown> },
 ) {
-  return withStore(() => memory.createThread(thread));
+  const now = new Date();
+  const { threadId: id, resourceId, title, metadata } = thread;
+  return withStore(() =>
+    memory.saveThread({ thread: { id, resourceId, title, createdAt: now, updatedAt: now, metadata: { ...metadata, createdAt: now.toISOString() } } }),
+  );
 }
 
 /** Changes the title and/or metadata fields given, keeping the rest of the thread's metadata. */
