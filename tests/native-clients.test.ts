@@ -59,6 +59,18 @@ it("opens a native client's thread as a SPEC turn does: titled from its first me
   expect(thread).toMatchObject({ title: 'Teach me to sit still for a while', metadata: { personality: 'guru' } });
 });
 
+it('reads a native body whatever the case of its media type, its request context included', async () => {
+  h.model.script({ text: 'Read as JSON.' });
+  const response = await h.request(GENERATE, {
+    method: 'POST',
+    headers: { 'content-type': 'Application/JSON; charset=UTF-8', 'x-mastra-client-type': 'client-js' },
+    body: JSON.stringify({ messages: 'Hi', requestContext: { personality: 'guru' } }),
+  });
+  expect(response.status).toBe(200);
+  expect((await response.json()).text).toBe('Read as JSON.');
+  expect(h.model.requests[0].messages[0].content.startsWith('You are the Guru')).toBe(true);
+});
+
 // The header selects the wire format and grants nothing (README "Security").
 it('refuses agent overrides from @mastra/client-js with a 400 naming the field', async () => {
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' }, retries: 0 });
