@@ -31,7 +31,7 @@ import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts'
 import { queryGuard } from './security/query-guard.ts';
 import { readTimeouts } from './security/read-timeouts.ts';
 import { rateLimit } from './security/rate-limit.ts';
-import { createRouteGate, PUBLIC_ROUTES } from './security/route-gate.ts';
+import { createRouteGate, optionsThrough, PUBLIC_ROUTES } from './security/route-gate.ts';
 import { studioShell } from './security/studio-shell.ts';
 import { threadClaimGuard } from './security/thread-claim-guard.ts';
 import { MAX_AUDIO_BYTES } from './contract/stt.ts';
@@ -134,6 +134,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   });
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);
+  const routeGate = createRouteGate({ mode: config.server.mode, authenticated: auth !== undefined });
   const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, {
     local: () => createLocalEngine({ ...config.stt.local, vocabulary: companionVocabulary() }),
   });
@@ -159,7 +160,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         queryGuard,
         createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
         errors.envelope,
-        createRouteGate({ mode: config.server.mode, authenticated: auth !== undefined }),
+        routeGate,
         ...securityMiddleware(config, auth, rateLimitStore),
         threadClaimGuard(),
         // Mastra's own memory routes, which production closes: Studio's deletions.
@@ -191,8 +192,12 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       ],
     },
   });
-  // Before Mastra's CORS and /health, so a health probe is enough to give the server its read timeouts.
-  mastra.setServerMiddleware([{ path: '*', handler: readTimeouts(config.server) }]);
+  // Before Mastra's CORS and /health: a health probe is enough to give the server its read timeouts, and CORS
+  // answers only the preflights of served routes.
+  mastra.setServerMiddleware([
+    { path: '*', handler: readTimeouts(config.server) },
+    { path: '*', handler: optionsThrough(routeGate) },
+  ]);
   return {
     mastra,
     async close() {

@@ -357,6 +357,21 @@ describe('CORS', () => {
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
     });
 
+  it('answers only the preflights of served routes: any other OPTIONS is the JSON 404 or 405 of any other method', async () => {
+    await withApp({ CORS_ORIGINS: 'https://app.example.com' }, async (service) => {
+      const allowed = await preflight(service, 'https://app.example.com');
+      expect(allowed.status).toBe(204);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      const unknown = await service.app.request('/nope', { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' } });
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+      const plain = await service.app.request('/threads', { method: 'OPTIONS' });
+      expect(plain.status).toBe(405);
+      expect(plain.headers.get('allow')).toBe('GET');
+      expect((await service.app.request('/api/memory/threads', { method: 'OPTIONS' })).status).toBe(404);
+    });
+  });
+
   it('allows no cross-origin caller in production by default', async () => {
     await withApp({}, async (service) => {
       const response = await preflight(service, 'https://app.example.com');

@@ -28,6 +28,18 @@ describe('createRouteGate in production', () => {
     expect((await app.request('/health', { method: 'HEAD' })).status).toBe(200);
   });
 
+  it('judges a CORS preflight as the request it announces, and any other OPTIONS as a method of its own', async () => {
+    const preflight = (path: string, method: string) => app.request(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': method } });
+    expect((await preflight('/api/agents/companionAgent/generate', 'POST')).status).toBe(200);
+    expect((await preflight('/threads/t-1', 'patch')).status).toBe(200);
+    expect((await preflight('/threads', 'DELETE')).status).toBe(405);
+    expect((await preflight('/api/v1/responses', 'POST')).status).toBe(404);
+    const plain = await app.request('/threads', { method: 'OPTIONS' });
+    expect(plain.status).toBe(405);
+    expect(plain.headers.get('allow')).toBe('GET');
+    expect((await app.request('/nope', { method: 'OPTIONS' })).status).toBe(404);
+  });
+
   it.each([
     ['GET', '/api/memory/threads?agentId=companionAgent'],
     ['GET', '/api/agents'],

@@ -90,12 +90,27 @@ export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
 
   return async (c, next) => {
     const path = c.req.path;
-    // HEAD is answered by the GET route, as Hono does.
-    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    const method = routedMethod(c.req.method, c.req.header('access-control-request-method'));
     if (allows(method, path)) return next();
     const allowed = METHODS.filter((candidate) => allows(candidate, path));
     if (allowed.length > 0) throw methodNotAllowed(c.req.method, path, allowed);
     if (options.mode === 'development' && !isClosed(method, path)) return next();
     throw routeNotFound(c.req.method, path);
   };
+}
+
+/** HEAD is answered by the GET route, as Hono does; a CORS preflight is judged as the request it announces. */
+function routedMethod(method: string, preflightFor: string | undefined): string {
+  if (method === 'HEAD') return 'GET';
+  if (method === 'OPTIONS' && preflightFor) return preflightFor.toUpperCase();
+  return method;
+}
+
+/**
+ * Mastra's CORS answers every OPTIONS request with a 204, on any path, ahead of the service's middleware (and so
+ * of the gate): run before it, this puts OPTIONS requests through the gate. A preflight for a served route passes
+ * on to CORS; any other OPTIONS is the gate's 404 or 405.
+ */
+export function optionsThrough(gate: MiddlewareHandler): MiddlewareHandler {
+  return (c, next) => (c.req.method === 'OPTIONS' ? gate(c, next) : next());
 }
