@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversationOf, GENERATE, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { conversationOf, GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { PARIS_WEATHER } from './fixtures/open-meteo-stand-in.ts';
 
 let h: AppHarness;
@@ -323,6 +323,17 @@ describe('POST /generate: malformed bodies are 400 INVALID_REQUEST', () => {
     const error = await response.json();
     expect(response.status).toBe(400);
     expect(error).toEqual({ error: expect.stringContaining(message), code: 'INVALID_REQUEST', details: expect.any(Object) });
+    expect(h.model.requests).toHaveLength(0);
+  });
+
+  it.each([GENERATE, STREAM])('rejects query parameters on %s with a 400 naming them: a thread named in the URL is no stateless turn', async (route) => {
+    const response = await h.post(`${route}?threadId=t-1&resourceId=ada`, userSays('hi'));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: 'The agent routes take no query parameters; send them in the body: threadId, resourceId',
+      code: 'INVALID_REQUEST',
+      details: { field: 'query', refused: ['threadId', 'resourceId'] },
+    });
     expect(h.model.requests).toHaveLength(0);
   });
 

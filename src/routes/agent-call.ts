@@ -47,6 +47,12 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
 }
 
+/** Every field is in the body: a `threadId` or `resourceId` put in the URL instead would be a stateless turn. */
+function refuseQuery(c: Context) {
+  const refused = [...new Set(new URL(c.req.url).searchParams.keys())];
+  if (refused.length > 0) throw invalidRequest(`The agent routes take no query parameters; send them in the body: ${refused.join(', ')}`, { field: 'query', refused });
+}
+
 /**
  * The one way into the agent for both SPEC routes: parse the body against the
  * SPEC schema, start the turn (which waits for the thread's previous turns),
@@ -57,6 +63,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
 export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean; turns: TurnOptions }) {
   // The client's connection, watched from the start: a client that leaves while its turn waits is dropped.
   const clientSignal = c.req.raw.signal;
+  refuseQuery(c);
   const parsed = agentRequest.safeParse(await readJsonBody(c));
   if (!parsed.success) throw fromZodError(parsed.error);
   const request = parsed.data;
