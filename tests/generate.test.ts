@@ -300,6 +300,7 @@ describe('POST /generate: malformed bodies are 400 INVALID_REQUEST', () => {
     ['missing messages', {}, 'messages: messages must be an array of messages'],
     ['messages not an array', { messages: 'hi' }, 'messages: messages must be an array of messages'],
     ['no messages', { messages: [] }, 'messages: messages must contain at least one message'],
+    ['a trailing system message', { messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Be brief' }] }, 'the last message must have role user: the companion answers the user'],
     ['a bad role', { messages: [{ role: 'wizard', content: 'hi' }] }, 'messages.0.role: role must be one of user, assistant, system'],
     ['a missing role', { messages: [{ content: 'hi' }] }, 'messages.0.role: role must be one of user, assistant, system'],
     ['numeric content', { messages: [{ role: 'user', content: 42 }] }, 'messages.0.content: content must be a string or an array'],
@@ -324,6 +325,11 @@ describe('POST /generate: malformed bodies are 400 INVALID_REQUEST', () => {
     expect(response.status).toBe(400);
     expect(error).toEqual({ error: expect.stringContaining(message), code: 'INVALID_REQUEST', details: expect.any(Object) });
     expect(h.model.requests).toHaveLength(0);
+  });
+
+  it('names one problem for an empty message list', async () => {
+    const error = await (await h.post(GENERATE, { messages: [] })).json();
+    expect(error.details.issues).toEqual([{ path: 'messages', message: 'messages must contain at least one message' }]);
   });
 
   it.each([GENERATE, STREAM])('rejects query parameters on %s with a 400 naming them: a thread named in the URL is no stateless turn', async (route) => {

@@ -45,10 +45,12 @@ export const MAX_MESSAGES = 100;
  * Mastra continues a trailing assistant message instead of answering it: the
  * client's text would become the start of the stored reply, in the agent's name.
  */
-export const LAST_MESSAGE_FROM_USER = 'the last message must have role user (a trailing assistant message would be merged into the reply)';
+export const LAST_MESSAGE_FROM_USER =
+  'the last message must have role user: the companion answers the user (a trailing assistant message would be merged into the reply)';
 
+/** An empty list is refused on its own (at least one message). */
 export function endsWithUserMessage(messages: string | Array<{ role: string }>): boolean {
-  return typeof messages === 'string' || messages.at(-1)?.role === 'user';
+  return typeof messages === 'string' || messages.length === 0 || messages.at(-1)?.role === 'user';
 }
 
 export const agentRequest = z
