@@ -108,7 +108,20 @@ export type Env = z.infer<typeof EnvSchema>;
 const CheckedEnvSchema = EnvSchema.refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
   path: ['HEADERS_TIMEOUT_MS'],
   error: 'must not be longer than REQUEST_TIMEOUT_MS',
-});
+})
+  // An identity provider signs the tokens of every application at its tenant with the same keys: the
+  // audience is what tells this API's tokens from the others' (the issuer is the same for all of them).
+  .refine((env) => !env.AUTH_JWKS_URL || env.AUTH_AUDIENCE, {
+    path: ['AUTH_AUDIENCE'],
+    error: "is required with AUTH_JWKS_URL: the `aud` the identity provider puts in this API's tokens",
+  })
+  // Set alone, either would look like a check while authentication is off (or checks HS256 tokens, which it never does).
+  .superRefine((env, ctx) => {
+    if (env.AUTH_JWKS_URL) return;
+    for (const key of ['AUTH_ISSUER', 'AUTH_AUDIENCE'] as const) {
+      if (env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'applies to tokens verified by AUTH_JWKS_URL, which is not set' });
+    }
+  });
 
 export interface Config {
   /** Where to listen; `mode` decides which routes answer and what a native client may send (src/security/route-gate.ts);
@@ -136,7 +149,7 @@ export interface Config {
   stream: { keepAliveMs: number; writeTimeoutMs: number };
   openMeteo: { geocodingUrl: string; forecastUrl: string; timeoutMs: number };
   /** Both unset: no authentication. */
-  auth: { jwtSecret?: string; jwks?: { jwksUrl: string; issuer?: string; audience?: string } };
+  auth: { jwtSecret?: string; jwks?: { jwksUrl: string; issuer?: string; audience: string } };
   rateLimit: { perMinute: number; trustProxy: boolean };
   stt: SttConfig;
   logLevel: Env['LOG_LEVEL'];
@@ -243,7 +256,8 @@ export function parseConfig(env: Record<string, string | undefined>, projectRoot
     },
     auth: {
       jwtSecret: e.MASTRA_JWT_SECRET,
-      jwks: e.AUTH_JWKS_URL ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE } : undefined,
+      // The schema refuses a JWKS URL without an audience: the second test only tells the types so.
+      jwks: e.AUTH_JWKS_URL && e.AUTH_AUDIENCE ? { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE } : undefined,
     },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, trustProxy: e.TRUST_PROXY === 'true' },
     stt: sttConfig(e, projectRoot),

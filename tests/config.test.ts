@@ -65,6 +65,24 @@ describe('configuration', () => {
     );
   });
 
+  it("refuses an identity provider without an audience: any token of the provider's tenant would do", () => {
+    expect(() => parseConfig({ AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json', AUTH_ISSUER: 'https://id.example/' })).toThrowError(
+      /^Invalid configuration:\n {2}AUTH_AUDIENCE: is required with AUTH_JWKS_URL/,
+    );
+    expect(parseConfig({ AUTH_JWKS_URL: 'https://id.example/.well-known/jwks.json', AUTH_AUDIENCE: 'companion' }).auth.jwks).toEqual({
+      jwksUrl: 'https://id.example/.well-known/jwks.json',
+      issuer: undefined,
+      audience: 'companion',
+    });
+  });
+
+  it('refuses AUTH_ISSUER or AUTH_AUDIENCE without AUTH_JWKS_URL, rather than start with their check off', () => {
+    for (const env of [{ AUTH_ISSUER: 'https://id.example/' }, { AUTH_AUDIENCE: 'companion', MASTRA_JWT_SECRET: 'a-secret-that-is-at-least-32-characters' }]) {
+      const [key] = Object.keys(env);
+      expect(() => parseConfig(env), key).toThrowError(`Invalid configuration:\n  ${key}: applies to tokens verified by AUTH_JWKS_URL, which is not set`);
+    }
+  });
+
   it('refuses a DATABASE_URL it has no store for, naming the schemes it has', () => {
     expect(() => parseConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(
       /DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//,

@@ -12,8 +12,8 @@ export interface JwksAuthOptions {
   jwksUrl: string;
   /** Required `iss` claim, when set. */
   issuer?: string;
-  /** Required `aud` claim, when set. */
-  audience?: string;
+  /** Required `aud` claim: the identity provider signs its other applications' tokens with the same keys. */
+  audience: string;
 }
 
 // Asymmetric algorithms only: a JWKS holds public keys, so an HMAC token "signed" with one is a forgery.
