@@ -21,6 +21,11 @@ function unsigned(claims: Record<string, unknown>) {
   return `${part({ alg: 'none', typ: 'JWT' })}.${part({ ...claims, exp: Math.floor(Date.now() / 1000) + 300 })}.`;
 }
 
+/** A token signed with the service's secret, but by another HMAC algorithm than the HS256 the README names. */
+function hmacSigned(alg: 'HS384' | 'HS512', claims: Record<string, unknown>) {
+  return new SignJWT(claims).setProtectedHeader({ alg }).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+}
+
 let model: OpenAIStandIn;
 beforeAll(async () => {
   model = await startOpenAIStandIn();
@@ -64,6 +69,8 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     ['an expired token', () => hs256({ sub: 'alice' }, { expiresIn: '-1m' })],
     ['a token signed with another secret', () => hs256({ sub: 'alice' }, { secret: 'another-secret-that-is-also-32-characters-long' })],
     ['an alg:none token', async () => unsigned({ sub: 'alice' })],
+    ['a token signed HS384 with the secret', () => hmacSigned('HS384', { sub: 'alice' })],
+    ['a token signed HS512 with the secret', () => hmacSigned('HS512', { sub: 'alice' })],
     ['a token without a subject', () => hs256({ name: 'alice' })],
   ];
 

@@ -9,6 +9,7 @@
  */
 import { MastraJwtAuth } from '@mastra/auth';
 import { CompositeAuth, type MastraAuthProvider } from '@mastra/core/server';
+import { jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../mastra.config.ts';
 import { isSafeId } from '../contract/ids.ts';
 import { JwksAuth } from './jwks-auth.ts';
@@ -20,11 +21,22 @@ export function subjectOf(claims: Claims): string | undefined {
   return typeof claims.sub === 'string' && isSafeId(claims.sub) ? claims.sub : undefined;
 }
 
+/**
+ * Mastra's `MastraJwtAuth`, held to HS256: it verifies with jsonwebtoken's defaults, which take any HMAC
+ * algorithm the secret can sign (HS384, HS512 too), so the algorithm the README promises was not the one checked.
+ */
+class Hs256Auth extends MastraJwtAuth {
+  override async authenticateToken(token: string): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(this.secret), { algorithms: ['HS256'] });
+    return payload;
+  }
+}
+
 export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | undefined {
   const providers: MastraAuthProvider[] = [];
   if (auth.jwtSecret) {
     providers.push(
-      new MastraJwtAuth({
+      new Hs256Auth({
         secret: auth.jwtSecret,
         authorizeUser: (user: Claims) => subjectOf(user) !== undefined,
       }) as unknown as MastraAuthProvider,
