@@ -72,6 +72,7 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     ['a token signed HS384 with the secret', () => hmacSigned('HS384', { sub: 'alice' })],
     ['a token signed HS512 with the secret', () => hmacSigned('HS512', { sub: 'alice' })],
     ['a token without a subject', () => hs256({ name: 'alice' })],
+    ['a token that never expires (no exp)', () => new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET))],
   ];
 
   it.each(refusals)('answers 401 UNAUTHORIZED to %s, on SPEC, thread and built-in routes', async (_name, tokenFor) => {
@@ -195,7 +196,7 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
 describe('with AUTH_JWKS_URL (an identity provider)', () => {
   let app: App;
   let jwks: ReturnType<typeof createServer>;
-  let sign: (claims: Record<string, unknown>, options?: { audience?: string }) => Promise<string>;
+  let sign: (claims: Record<string, unknown>, options?: { audience?: string; expires?: boolean }) => Promise<string>;
 
   beforeAll(async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
@@ -203,8 +204,10 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
-    sign = (claims, { audience = 'companion' } = {}) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'key-1' }).setIssuer('https://id.example').setAudience(audience).setExpirationTime('5m').sign(privateKey);
+    sign = (claims, { audience = 'companion', expires = true } = {}) => {
+      const token = new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'key-1' }).setIssuer('https://id.example').setAudience(audience);
+      return (expires ? token.setExpirationTime('5m') : token).sign(privateKey);
+    };
     ({ app } = await openApp(configFor({ AUTH_JWKS_URL: url, AUTH_ISSUER: 'https://id.example', AUTH_AUDIENCE: 'companion', RATE_LIMIT_PER_MINUTE: '0' })));
   });
   afterAll(() => new Promise((resolve) => jwks.close(resolve)));
@@ -228,11 +231,12 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     expect(await capabilities(await sign({ sub: 'carol' }, { audience: 'someone-else' }))).not.toHaveProperty('user');
   });
 
-  it('refuses a token for another audience, an HS256 token and an unsigned one', async () => {
-    for (const token of [await sign({ sub: 'carol' }, { audience: 'someone-else' }), await hs256({ sub: 'carol' }), unsigned({ sub: 'carol' })]) {
+  it('refuses a token for another audience, one that never expires (no exp), an HS256 token and an unsigned one', async () => {
+    const tokens = [await sign({ sub: 'carol' }, { audience: 'someone-else' }), await sign({ sub: 'carol' }, { expires: false }), await hs256({ sub: 'carol' }), unsigned({ sub: 'carol' })];
+    for (const token of tokens) {
       const response = await call(app, 'GET', '/threads', { token });
       expect(response.status).toBe(401);
-      expect((await response.json()).code).toBe('UNAUTHORIZED');
+      expect(await response.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED', details: {} });
     }
   });
 });

@@ -13,6 +13,7 @@ import { jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../mastra.config.ts';
 import { isSafeId } from '../contract/ids.ts';
 import { JwksAuth } from './jwks-auth.ts';
+import { REQUIRED_CLAIMS } from './token-claims.ts';
 
 type Claims = { sub?: unknown };
 
@@ -22,12 +23,12 @@ export function subjectOf(claims: Claims): string | undefined {
 }
 
 /**
- * Mastra's `MastraJwtAuth`, held to HS256: it verifies with jsonwebtoken's defaults, which take any HMAC
- * algorithm the secret can sign (HS384, HS512 too), so the algorithm the README promises was not the one checked.
+ * Mastra's `MastraJwtAuth`, held to HS256 and to the claims every token needs: it verifies with jsonwebtoken's
+ * defaults, which take any HMAC algorithm the secret can sign (HS384, HS512 too) and a token that never expires.
  */
 class Hs256Auth extends MastraJwtAuth {
   override async authenticateToken(token: string): Promise<JWTPayload> {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(this.secret), { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(this.secret), { algorithms: ['HS256'], requiredClaims: REQUIRED_CLAIMS });
     return payload;
   }
 }

@@ -7,6 +7,7 @@ import type { IUserProvider, User } from '@mastra/core/auth';
 import { MastraAuthProvider } from '@mastra/core/server';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { bearerToken } from './bearer-token.ts';
+import { REQUIRED_CLAIMS } from './token-claims.ts';
 
 export interface JwksAuthOptions {
   jwksUrl: string;
@@ -36,6 +37,7 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
         issuer: this.options.issuer,
         audience: this.options.audience,
         algorithms: ALGORITHMS,
+        requiredClaims: REQUIRED_CLAIMS,
       });
       return payload;
     } catch {
