@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { GENERATE, STREAM, conversationOf, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { readFrames } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
@@ -17,11 +17,11 @@ afterAll(() => h.close());
 beforeEach(() => h.reset());
 
 /** Holds the model's first reply until `release()`; the turn holding it is then mid-model. */
-async function holdFirstReply(start: () => Promise<Response>) {
+async function holdFirstReply(start: () => Promise<Response>, { model } = h) {
   const gate = deferred();
-  h.model.beforeReply = () => (h.model.requests.length === 1 ? gate.promise : undefined);
+  model.beforeReply = () => (model.requests.length === 1 ? gate.promise : undefined);
   const response = start();
-  await vi.waitFor(() => expect(h.model.requests).toHaveLength(1));
+  await vi.waitFor(() => expect(model.requests).toHaveLength(1));
   return { response, release: () => gate.resolve() };
 }
 
@@ -119,5 +119,43 @@ describe('native and SPEC turns on one thread take the same queue', () => {
       ['user', 'Second'],
       ['assistant', 'Second reply.'],
     ]);
+  });
+});
+
+describe('MAX_QUEUED_TURNS=0: no queue', () => {
+  it('refuses a turn on a thread that is answering one at once, on both wire formats, and takes the next once the reply is in', async () => {
+    await withApp({ MAX_QUEUED_TURNS: '0' }, async (solo) => {
+      const owner = { threadId: 'alice-solo', resourceId: 'alice' };
+      solo.model.script({ text: 'First reply.' }, { text: 'Second reply.' });
+      const running = await holdFirstReply(() => solo.post(GENERATE, { ...userSays('First'), ...owner }), solo);
+
+      const attempts: Array<[string, unknown, Record<string, string>?]> = [
+        [GENERATE, { ...userSays('Me too'), ...owner }],
+        [STREAM, { ...userSays('Me too'), ...owner }],
+        [GENERATE, { messages: 'Me too', memory: { thread: owner.threadId, resource: owner.resourceId } }, NATIVE],
+      ];
+      for (const [path, body, headers] of attempts) {
+        const refused = await solo.post(path, body, headers);
+        expect(refused.status, path).toBe(429);
+        expect(refused.headers.get('retry-after')).toBeNull();
+        expect(await refused.json()).toEqual({
+          error: 'Thread alice-solo is answering another turn; send the next message after a reply.',
+          code: 'RATE_LIMITED',
+          details: { threadId: 'alice-solo', maxQueuedTurns: 0 },
+        });
+      }
+      expect(solo.model.requests).toHaveLength(1);
+
+      running.release();
+      expect((await (await running.response).json()).text).toBe('First reply.');
+      const next = await solo.post(GENERATE, { ...userSays('Second'), ...owner });
+      expect((await next.json()).text).toBe('Second reply.');
+      expect(await storedMessages(await solo.store(), owner.threadId)).toEqual([
+        ['user', 'First'],
+        ['assistant', 'First reply.'],
+        ['user', 'Second'],
+        ['assistant', 'Second reply.'],
+      ]);
+    });
   });
 });

@@ -154,14 +154,13 @@ export function modelTimedOut(timeout: 'idle' | 'turn', timeoutMs: number) {
   return new ApiError(504, 'MODEL_ERROR', message, { timeout, timeoutMs });
 }
 
-/** The thread already has `maxQueued` turns waiting behind the running one. */
+/** The thread already has `maxQueued` turns waiting behind the running one (0: no turn waits). */
 export function threadBusy(threadId: string, maxQueued: number) {
-  return new ApiError(
-    429,
-    'RATE_LIMITED',
-    `Thread ${threadId} already has ${maxQueued} turn(s) waiting; send the next message after a reply.`,
-    { threadId, maxQueuedTurns: maxQueued },
-  );
+  const busy = maxQueued === 0 ? 'is answering another turn' : `already has ${maxQueued} turn(s) waiting`;
+  return new ApiError(429, 'RATE_LIMITED', `Thread ${threadId} ${busy}; send the next message after a reply.`, {
+    threadId,
+    maxQueuedTurns: maxQueued,
+  });
 }
 
 /**
