@@ -42,6 +42,10 @@ describe('redactRequestBody', () => {
     });
   });
 
+  it('adds no instructions a body did not send (the AI SDK leaves the key, undefined, when there are none)', () => {
+    expect(redactRequestBody({ instructions: undefined, input: [] })).toEqual({ input: [] });
+  });
+
   it('reads a body sent as JSON text, and answers {} for anything that is not an object', () => {
     expect(redactRequestBody(JSON.stringify({ messages: [{ role: 'system', content: 'x' }] }))).toEqual({
       messages: [{ role: 'system', content: REDACTED }],

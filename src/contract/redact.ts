@@ -16,7 +16,7 @@ export function redactRequestBody(body: unknown): Json {
   if (typeof body === 'string') return redactRequestBody(parseJson(body));
   if (!body || typeof body !== 'object') return {};
   const redacted: Json = { ...(body as Json) };
-  if ('instructions' in redacted) redacted.instructions = REDACTED;
+  if (redacted.instructions !== undefined) redacted.instructions = REDACTED;
   if (Array.isArray(redacted.messages)) redacted.messages = redacted.messages.map(redactSystemMessage);
   if (Array.isArray(redacted.input)) redacted.input = redacted.input.map(redactSystemMessage);
   if (Array.isArray(redacted.tools)) redacted.tools = redacted.tools.map(toolNameOnly);
