@@ -6,6 +6,7 @@ import { eventsOf, readFrames } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 import { describeMemorySuite } from './fixtures/memory-suite.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
+import { startSilentDatabase } from './fixtures/silent-database.ts';
 
 describeMemorySuite({
   name: 'LibSQL file',
@@ -37,6 +38,38 @@ describe('memory switched off or unreachable', () => {
       }
       expect(h.model.requests).toHaveLength(1);
     });
+  });
+});
+
+describe('a database that accepts connections but never answers', () => {
+  it('requests that need memory get MEMORY_NOT_INITIALIZED within seconds, stateless ones work', async () => {
+    const database = await startSilentDatabase();
+    try {
+      await withApp({ DATABASE_URL: database.url, MODEL_TIMEOUT_MS: '5000' }, async (h) => {
+        h.model.script({ text: 'Stateless is fine.' });
+        expect((await h.post(GENERATE, userSays('Hi'))).status).toBe(200);
+
+        const started = performance.now();
+        const responses = await Promise.all([
+          h.post(GENERATE, { ...userSays('Hi'), resourceId: 'u1' }),
+          h.post(STREAM, { ...userSays('Hi'), threadId: 't1', resourceId: 'u1' }),
+          h.get('/threads?resourceId=u1'),
+        ]);
+        // Before the turn's own bound (MODEL_TIMEOUT_MS): the store's bound answered, not the turn's.
+        expect(performance.now() - started).toBeLessThan(5000);
+        for (const response of responses) {
+          expect(response.status).toBe(500);
+          expect(await response.json()).toEqual({
+            error: 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.',
+            code: 'MEMORY_NOT_INITIALIZED',
+            details: {},
+          });
+        }
+        expect(h.model.requests).toHaveLength(1);
+      });
+    } finally {
+      await database.close();
+    }
   });
 });
 

@@ -9,9 +9,25 @@ import type { IMastraLogger } from '@mastra/core/logger';
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
+import pg from 'pg';
 import { DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
 
 const STORE_ID = 'companion-store';
+
+/**
+ * How long the service waits for PostgreSQL to connect, or to answer one statement, before it takes the database
+ * for unreachable; the same bound for every connection the service opens to it (the store, the turn lock, the
+ * rate limits). A database that answers does so in milliseconds (a thread read, a message write, a lock try); one
+ * that has hung (it accepts connections, then says nothing) would otherwise hold each request until Mastra's
+ * handler timeout (180 s). Not a setting: it bounds a wait for an answer, not how much work a request may do.
+ */
+export const POSTGRES_WAIT_MS = 2_000;
+
+/** `pg` client and pool options that bound a connection and each of its statements by `POSTGRES_WAIT_MS`. */
+export const POSTGRES_TIMEOUTS = { connectionTimeoutMillis: POSTGRES_WAIT_MS, query_timeout: POSTGRES_WAIT_MS };
+
+/** The size Mastra gives a pool it builds itself. */
+const POSTGRES_POOL_SIZE = 20;
 
 /**
  * The persistence store named by `DATABASE_URL`; `undefined` when storage is switched off.
@@ -37,10 +53,28 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
       return new LibSQLStore({ id: STORE_ID, url: databaseUrl });
     case 'postgres:':
     case 'postgresql:':
-      return new PostgresStore({ id: STORE_ID, connectionString: databaseUrl });
+      return new BoundedPostgresStore(databaseUrl);
     default:
       // Only the scheme is named: the rest of the URL may hold a password.
       throw new Error(`Unsupported DATABASE_URL scheme "${scheme ?? ''}": use ${DATABASE_SCHEMES_TEXT}`);
+  }
+}
+
+/**
+ * A `PostgresStore` whose connections and statements are bounded in time (`POSTGRES_TIMEOUTS`). Built from a
+ * connection string, the store's own pool takes neither bound (only its size, idle timeout and TLS pass through),
+ * so it is given a pool built here; a store leaves a pool it was given open, so this one closes it.
+ */
+class BoundedPostgresStore extends PostgresStore {
+  constructor(connectionString: string) {
+    super({ id: STORE_ID, pool: new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, ...POSTGRES_TIMEOUTS }) });
+    // As for the pool the store builds itself: a client dropped while idle is discarded, and must not crash the process.
+    this.pool.on('error', (error) => this.logger.warn('PostgresStore: idle pool client error', { error: error.message }));
+  }
+
+  override async close() {
+    await super.close();
+    await this.pool.end();
   }
 }
 

@@ -10,11 +10,11 @@
  */
 import pg from 'pg';
 import { MemoryStore, type Store } from 'hono-rate-limiter';
+import { POSTGRES_TIMEOUTS } from '../mastra/storage.ts';
 
 const TABLE = 'companion_rate_limits';
 
-/** How long a request waits for the database before it is counted in process; then how long until the next try. */
-const DATABASE_WAIT_MS = 2_000;
+/** While the database is out, how long until the next try (a request waits `POSTGRES_WAIT_MS` for it before it is counted in process). */
 const RETRY_AFTER_MS = 5_000;
 
 export class PostgresRateLimitStore implements Store {
@@ -29,7 +29,7 @@ export class PostgresRateLimitStore implements Store {
   constructor(connectionString: string, onUnavailable: (error: Error) => void = () => {}) {
     this.onUnavailable = onUnavailable;
     // Two connections suffice: each statement is one short upsert.
-    this.pool = new pg.Pool({ connectionString, max: 2, connectionTimeoutMillis: DATABASE_WAIT_MS, query_timeout: DATABASE_WAIT_MS });
+    this.pool = new pg.Pool({ connectionString, max: 2, ...POSTGRES_TIMEOUTS });
     // An idle connection dropped by the server (restart, failover) must not crash the process: the next query
     // reconnects, or finds the database out and reports it then.
     this.pool.on('error', () => {});

@@ -16,6 +16,7 @@
  */
 import pg from 'pg';
 import { memoryNotInitialized } from '../contract/errors.ts';
+import { POSTGRES_TIMEOUTS } from '../mastra/storage.ts';
 import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 
 const NAMESPACE = 'companion-agent:turn';
@@ -93,14 +94,21 @@ export class PostgresTurnLock implements TurnLock {
     }
   }
 
+  /**
+   * A statement the database did not answer in time may still take effect (a lock taken after its turn gave up):
+   * the connection is ended, and every lock on it with it.
+   */
   async #query(text: string, values: unknown[]) {
     const client = await this.#connect();
-    return client.query<{ locked?: boolean }>(text, values);
+    return client.query<{ locked?: boolean }>(text, values).catch((error: unknown) => {
+      client.end().catch(() => {});
+      throw error;
+    });
   }
 
   #connect(): Promise<pg.Client> {
     if (!this.#connection) {
-      const client = new pg.Client({ connectionString: this.#connectionString, application_name: NAMESPACE });
+      const client = new pg.Client({ connectionString: this.#connectionString, application_name: NAMESPACE, ...POSTGRES_TIMEOUTS });
       const connection = client.connect().then(() => client);
       let forgotten = false;
       const forget = (error: Error) => {
