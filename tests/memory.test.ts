@@ -3,6 +3,7 @@ import type { MastraDBMessage } from '@mastra/core/memory';
 import { describe, expect, it } from 'vitest';
 import { GENERATE, STREAM, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { eventsOf, readFrames } from './fixtures/sse.ts';
+import { NATIVE } from './fixtures/spec-requests.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 import { describeMemorySuite } from './fixtures/memory-suite.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
@@ -70,6 +71,39 @@ describe('a database that accepts connections but never answers', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('a store slower than the turn', () => {
+  it.each([
+    ['SPEC /generate', GENERATE, {}],
+    ['SPEC /stream', STREAM, {}],
+    ['native /generate', GENERATE, NATIVE],
+  ])('%s: opening the thread counts in MODEL_TIMEOUT_MS: 504 timeout "turn" when it runs out, and no model call', async (_name, path, headers) => {
+    await withApp({ MODEL_TIMEOUT_MS: '500' }, async (h) => {
+      const memory = await h.memoryStore();
+      // A thread read that takes longer than the whole turn may.
+      const getThreadById = memory.getThreadById.bind(memory);
+      memory.getThreadById = async (args) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return getThreadById(args);
+      };
+      h.model.script({ text: 'Too late.' });
+      const body = headers === NATIVE
+        ? { messages: 'Hi', memory: { thread: 'slow-store', resource: 'ada' } }
+        : { ...userSays('Hi'), threadId: 'slow-store', resourceId: 'ada' };
+
+      const started = performance.now();
+      const response = await h.post(path, body, headers);
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(response.status).toBe(504);
+      expect(await response.json()).toEqual({
+        error: 'The turn took longer than 500 ms; the run was stopped.',
+        code: 'MODEL_ERROR',
+        details: { timeout: 'turn', timeoutMs: 500 },
+      });
+      expect(h.model.requests).toHaveLength(0);
+    });
   });
 });
 

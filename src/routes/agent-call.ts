@@ -56,7 +56,7 @@ function refuseQuery(c: Context) {
 /**
  * The one way into the agent for both SPEC routes: parse the body against the
  * SPEC schema, start the turn (which waits for the thread's previous turns),
- * open the conversation (thread, owner, personality), and build the agent's
+ * open the conversation (thread, owner, personality) within the turn's time, and build the agent's
  * input. The handlers only differ in how they answer; each ends the turn on
  * every way out.
  */
@@ -77,17 +77,18 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   // A thread named without an owner is a 400 (openConversation); a fresh thread id needs no queue.
   const thread = request.threadId && threadOwner ? { owner: threadOwner, threadId: request.threadId } : undefined;
   const turn = await startTurn(thread, clientSignal, options.turns);
-  const conversation = await openConversation(await agent.getMemory(), {
-    threadId: request.threadId,
-    resourceId: threadOwner,
-    claimNewThread: turn.claimNewThread,
-    personality: requestedPersonality(request),
-    tags: request.runtimeContext?.metadata?.tags,
-    title: titleFrom(request.messages),
-  }).catch((error: unknown) => {
-    turn.end();
-    throw error;
-  });
+  const conversation = await turn.open(
+    agent.getMemory().then((memory) =>
+      openConversation(memory, {
+        threadId: request.threadId,
+        resourceId: threadOwner,
+        claimNewThread: turn.claimNewThread,
+        personality: requestedPersonality(request),
+        tags: request.runtimeContext?.metadata?.tags,
+        title: titleFrom(request.messages),
+      }),
+    ),
+  );
 
   c.set('conversation', { threadId: conversation.ids?.threadId, resourceId: conversation.ids?.resourceId ?? caller });
   const requestContext = new RequestContext();

@@ -68,24 +68,24 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
     runStateless(context);
     return { turn };
   }
-  try {
-    // The thread as a SPEC turn opens it: created with its title, its voice changed when one is named.
-    const requested = context.get(PERSONALITY_KEY);
-    const conversation = await openConversation(await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory(), {
-      threadId: thread.threadId,
-      resourceId: thread.owner,
-      claimNewThread: turn.claimNewThread,
-      // A personality the request context names, if it is one (the playground's is not checked).
-      personality: isPersonality(requested) ? requested : undefined,
-      title: titleFrom(specMessagesOf(parsed.data.messages)),
-    });
-    // Named or not, the turn speaks in the thread's voice.
-    context.set(PERSONALITY_KEY, conversation.personality);
-    return { turn, thread: conversation.thread };
-  } catch (error) {
-    turn.end();
-    throw error;
-  }
+  // The thread as a SPEC turn opens it: created with its title, its voice changed when one is named.
+  const requested = context.get(PERSONALITY_KEY);
+  const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
+  const conversation = await turn.open(
+    agent.getMemory().then((memory) =>
+      openConversation(memory, {
+        threadId: thread.threadId,
+        resourceId: thread.owner,
+        claimNewThread: turn.claimNewThread,
+        // A personality the request context names, if it is one (the playground's is not checked).
+        personality: isPersonality(requested) ? requested : undefined,
+        title: titleFrom(specMessagesOf(parsed.data.messages)),
+      }),
+    ),
+  );
+  // Named or not, the turn speaks in the thread's voice.
+  context.set(PERSONALITY_KEY, conversation.personality);
+  return { turn, thread: conversation.thread };
 }
 
 /**

@@ -35,6 +35,22 @@ describe('startTurn', () => {
     turn.end();
   });
 
+  it('opens its thread within its time, and keeps the thread while an opening it cut short still runs', async () => {
+    const turn = await start('t');
+    let settle: () => void = () => {};
+    const opening = turn.open(new Promise<void>((resolve) => (settle = resolve)));
+    const outcome = opening.catch((error: unknown) => error);
+    vi.advanceTimersByTime(TIMEOUT_MS);
+    expect(await outcome).toMatchObject({ status: 504, details: { timeout: 'turn' } });
+    const next = start('t');
+    let nextStarted = false;
+    void next.then(() => (nextStarted = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(nextStarted).toBe(false);
+    settle();
+    (await next).end();
+  });
+
   it('stops a turn whose client hangs up', async () => {
     const client = new AbortController();
     const turn = await start('t', client);

@@ -42,6 +42,12 @@ export interface Turn {
    * (the store's thread write is an upsert that would hand it to the later one).
    */
   claimNewThread(): Promise<void>;
+  /**
+   * The turn's opening (its thread read, created or changed), within the turn's time: rejects with the turn's stop
+   * reason as soon as it stops. An opening that fails or is cut short ends the turn once it has settled (or the
+   * stopped turn's grace has passed): it may still be writing the thread.
+   */
+  open<T>(opening: Promise<T>): Promise<T>;
   /** Lets the thread's next turn in and stops the clock; calling it again does nothing. */
   end(): void;
 }
@@ -86,6 +92,13 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
   }
   if (controller.signal.aborted) startGrace();
   else controller.signal.addEventListener('abort', startGrace, { once: true });
+  const stopping = new Promise<never>((_, reject) => {
+    const rejectWithReason = () => reject(controller.signal.reason);
+    if (controller.signal.aborted) rejectWithReason();
+    else controller.signal.addEventListener('abort', rejectWithReason, { once: true });
+  });
+  // Rejections are read where the turn is opened; one the turn no longer waits for is not a failure.
+  stopping.catch(() => {});
   return {
     signal: controller.signal,
     abort,
@@ -95,6 +108,12 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
       const release = await options.lock.acquire({ threadId: thread.threadId }, controller.signal, onLockLost);
       if (ended) release();
       else held.push(release);
+    },
+    open(opening) {
+      return Promise.race([opening, stopping]).catch((error: unknown) => {
+        opening.then(end, end);
+        throw error;
+      });
     },
     end,
   };
