@@ -23,7 +23,7 @@ import { createErrorHandlers } from './routes/error-handler.ts';
 import { createReadyRoute } from './routes/ready-route.ts';
 import { createSttRoute, type SttRouteDeps } from './routes/stt-route.ts';
 import { createThreadRoutes, threadMiddleware } from './routes/thread-routes.ts';
-import { TRACE_HEADER, traceId } from './routes/trace-id.ts';
+import { accessLog, TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
 import { authenticate } from './security/authenticate.ts';
 import { createCorsOrigin } from './security/cors-origin.ts';
@@ -193,8 +193,10 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
     },
   });
   // Before Mastra's CORS and /health: a health probe is enough to give the server its read timeouts, and CORS
-  // answers only the preflights of served routes.
+  // answers only the preflights of served routes. Outside Mastra's handler timeout, so a request it answers still
+  // gets its access line.
   mastra.setServerMiddleware([
+    { path: '*', handler: accessLog },
     { path: '*', handler: readTimeouts(config.server) },
     { path: '*', handler: optionsThrough(routeGate) },
   ]);

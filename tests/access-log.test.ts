@@ -1,0 +1,40 @@
+import { createHonoServer } from '@mastra/deployer/server';
+import type { Mastra } from '@mastra/core/mastra';
+import { expect, it } from 'vitest';
+import { parseConfig } from '../mastra.config.ts';
+import { createCompanion, SERVER_OPTIONS } from '../src/app.ts';
+import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
+import { readySttEngine } from './fixtures/ready-stt-engine.ts';
+import { tempDatabaseUrl } from './fixtures/service.ts';
+
+/** The access lines (`"msg":"request"`) the service writes, whatever the log level. */
+function accessLines(mastra: Mastra) {
+  const lines: Record<string, unknown>[] = [];
+  const logger = mastra.getLogger();
+  const info = logger.info.bind(logger);
+  logger.info = (message, ...args) => {
+    if (message === 'request') lines.push(args[0] as Record<string, unknown>);
+    info(message, ...args);
+  };
+  return lines;
+}
+
+it("writes the access line of a request that Mastra's own handler timeout answers", async () => {
+  const companion = createCompanion(parseConfig({ DATABASE_URL: tempDatabaseUrl(), LOG_LEVEL: 'error' }), { stt: { engine: readySttEngine() } });
+  try {
+    // Mastra's timeout (180 s by default), shortened so the test sees it answer.
+    companion.mastra.getServer()!.timeout = 200;
+    const app = await createHonoServer(companion.mastra, SERVER_OPTIONS);
+    const memory = await (await companion.mastra.getAgent(COMPANION_AGENT_ID).getMemory())!.storage.getStore('memory');
+    memory!.listThreads = () => new Promise(() => {});
+    const lines = accessLines(companion.mastra);
+
+    const response = await app.request('http://companion.test/threads?resourceId=u1');
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    expect(lines).toEqual([
+      expect.objectContaining({ method: 'GET', path: '/threads', status: response.status, resourceId: 'u1', traceId: expect.any(String) }),
+    ]);
+  } finally {
+    await companion.close().catch(() => {});
+  }
+});
