@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
 import { createCompanion, SERVER_OPTIONS } from '../src/app.ts';
 import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
+import { GENERATE, userSays, withApp } from './fixtures/app-harness.ts';
 import { readySttEngine } from './fixtures/ready-stt-engine.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';
 
@@ -37,4 +38,21 @@ it("writes the access line of a request that Mastra's own handler timeout answer
   } finally {
     await companion.close().catch(() => {});
   }
+});
+
+it("names the requested thread and owner on the access line of an agent turn that fails before its thread is opened", async () => {
+  await withApp({}, async (h) => {
+    h.model.script({ text: 'Hello.' });
+    expect((await h.post(GENERATE, { ...userSays('Hi'), threadId: 'th9', resourceId: 'u1' })).status).toBe(200);
+    const lines = accessLines(h.mastra);
+    const stranger = await h.post(GENERATE, { ...userSays('Hi'), threadId: 'th9', resourceId: 'u8' });
+    expect(stranger.status).toBe(404);
+    expect(lines).toEqual([expect.objectContaining({ status: 404, threadId: 'th9', resourceId: 'u8' })]);
+  });
+  await withApp({ DATABASE_URL: 'none' }, async (h) => {
+    const lines = accessLines(h.mastra);
+    const withoutMemory = await h.post(GENERATE, { ...userSays('Hi'), resourceId: 'u1' });
+    expect(withoutMemory.status).toBe(500);
+    expect(lines).toEqual([expect.objectContaining({ status: 500, resourceId: 'u1' })]);
+  });
 });

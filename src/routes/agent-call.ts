@@ -76,6 +76,8 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   const threadOwner = request.threadId || request.resourceId ? resourceId : undefined;
   // A thread named without an owner is a 400 (openConversation); a fresh thread id needs no queue.
   const thread = request.threadId && threadOwner ? { owner: threadOwner, threadId: request.threadId } : undefined;
+  // The access line names the thread and owner asked for, also when the turn fails before it opens them (a 404, a 429).
+  c.set('conversation', { threadId: request.threadId, resourceId: threadOwner ?? caller });
   const turn = await startTurn(thread, clientSignal, options.turns);
   const conversation = await turn.open(
     agent.getMemory().then((memory) =>
@@ -90,6 +92,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     ),
   );
 
+  // A new thread's id is known once it is opened.
   c.set('conversation', { threadId: conversation.ids?.threadId, resourceId: conversation.ids?.resourceId ?? caller });
   const requestContext = new RequestContext();
   const ids = conversation.ids;

@@ -9,7 +9,7 @@ declare module 'hono' {
     traceId: string;
     /** Mastra's handlers take their abort signal from here; a native turn puts its own (turn.ts). */
     abortSignal: AbortSignal;
-    /** The conversation a SPEC agent turn ran in, for the access log line. */
+    /** The thread and owner a request is about (agent turns, the thread API), for its access log line. */
     conversation: { threadId?: string; resourceId?: string };
   }
 }

@@ -61,9 +61,10 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   }
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
-  const turn = await startTurn(thread, clientSignal, options.turns);
   const context = c.get('requestContext');
+  // Before the turn starts, so a turn its thread's full queue refuses is named too.
   c.set('conversation', { threadId: thread?.threadId, resourceId: thread?.owner ?? callerOf(context) });
+  const turn = await startTurn(thread, clientSignal, options.turns);
   if (!thread) {
     runStateless(context);
     return { turn };
