@@ -132,6 +132,45 @@ describe('four transcriptions at once', () => {
   });
 });
 
+describe("a provider that keeps failing (the AI SDK's retries exhausted)", () => {
+  it("logs one 'request failed' line by code, class and upstream status, never the provider's words, URL or stack", async () => {
+    const retrying = await startService({ STT_PROVIDER: 'openai', STT_BASE_URL: standIn.baseURL, STT_API_KEY: 'test-key', DATABASE_URL: 'none', MODEL_MAX_RETRIES: '2' });
+    try {
+      // retry-after-ms: 0 lets the SDK retry at once instead of after 2 s and 4 s.
+      const failure = { error: { status: 500, message: 'Incorrect API key provided: sk-proj-LEAKED****WXYZ', headers: { 'retry-after-ms': '0' } } };
+      standIn.script(failure, failure, failure);
+      const form = new FormData();
+      form.append('audio', new File([new Uint8Array(await audio.read('memo.m4a'))], 'memo.m4a'));
+      const response = await fetch(`${retrying.url}/stt`, { method: 'POST', body: form });
+
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({
+        error: 'The speech-to-text provider failed (upstream status 500).',
+        code: 'AUDIO_PROCESSING_ERROR',
+        details: { upstreamStatus: 500 },
+      });
+      expect(standIn.requests).toHaveLength(3);
+      await retrying.stop();
+      const errorLines = retrying.output().split('\n').filter((line) => line.includes('"level":50')).map((line) => JSON.parse(line));
+      expect(errorLines).toEqual([
+        expect.objectContaining({
+          msg: 'request failed',
+          traceId: response.headers.get('x-trace-id'),
+          code: 'AUDIO_PROCESSING_ERROR',
+          status: 500,
+          errorClass: 'AI_APICallError',
+          upstreamStatus: 500,
+        }),
+      ]);
+      const output = retrying.output();
+      for (const leak of ['LEAKED', standIn.baseURL, 'responseBody', 'requestBodyValues', 'test-key']) expect(output).not.toContain(leak);
+      expect(output).not.toMatch(/\\n\s+at /);
+    } finally {
+      await retrying.stop();
+    }
+  });
+});
+
 describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload', () => {
   /** A folder holding only these of the system's programs, to be a service's whole PATH. */
   function pathWith(programs: string[]): string {

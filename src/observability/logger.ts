@@ -27,9 +27,14 @@ export function createLogger(options: { level: LogLevel; format: LogFormat }) {
     level: options.level,
     prettyPrint: options.format === 'pretty',
     redact: { paths: REDACTED_PATHS, remove: true },
-    formatters: { log: (entry) => withoutToolArguments(withoutModelServerText(entry)) },
+    formatters: { log: loggableEntry },
     mixin: withRequestTraceId,
   });
+}
+
+/** A log event as it may be written: a failed model call without the model server's words, a tool call without its arguments. */
+export function loggableEntry(entry: Record<string, unknown>): Record<string, unknown> {
+  return withoutToolArguments(withoutModelServerText(entry));
 }
 
 /** Every line written while a request is served names it, Mastra's own lines too. */
@@ -46,11 +51,28 @@ function withRequestTraceId(): object {
  */
 function withoutModelServerText(entry: Record<string, unknown>): Record<string, unknown> {
   const error = entry.error as Record<string, unknown> | undefined;
-  const name = aiSdkErrorName(error);
-  if (!error || !name) return entry;
-  const { message: _message, stack: _stack, responseHeaders: _headers, ...rest } = error;
-  const message = error.statusCode === undefined ? 'The model call failed.' : `The model server answered ${String(error.statusCode)}.`;
-  return { ...entry, error: { ...rest, name, message } };
+  return aiSdkErrorName(error) ? { ...entry, error: modelCallSummary(error!) } : entry;
+}
+
+/** What a log line may keep of a failed model call: nothing the model server wrote, nothing of the request. */
+const MODEL_CALL_FIELDS = ['statusCode', 'url', 'isRetryable', 'reason', 'code'];
+/**
+ * Where an AI SDK error keeps the errors it wraps, each as telling as the error itself (a RetryError's
+ * `lastError` is the model server's answer, in full). A RetryError's `errors` (every attempt) are left out:
+ * the last one decided, and the serializer would list them twice (`errors`, `aggregateErrors`).
+ */
+const WRAPPED_ERRORS = ['lastError', 'cause'];
+const MAX_WRAPPING = 5;
+
+function modelCallSummary(error: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  const summary: Record<string, unknown> = { name: aiSdkErrorName(error) ?? error.name };
+  for (const field of MODEL_CALL_FIELDS) if (error[field] !== undefined) summary[field] = error[field];
+  summary.message = error.statusCode === undefined ? 'The model call failed.' : `The model server answered ${String(error.statusCode)}.`;
+  for (const key of WRAPPED_ERRORS) {
+    const wrapped = error[key];
+    if (wrapped && typeof wrapped === 'object' && depth < MAX_WRAPPING) summary[key] = modelCallSummary(wrapped as Record<string, unknown>, depth + 1);
+  }
+  return summary;
 }
 
 /**

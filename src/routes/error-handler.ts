@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ValidationErrorHook } from '@mastra/core/server';
 import { HTTPException as MastraHTTPException } from '@mastra/server/server-adapter';
 import { ApiError, describeFailure, errorBody, frameworkError, fromZodError, isErrorBody, toApiError } from '../contract/errors.ts';
+import { currentTraceId } from '../observability/request-trace.ts';
 import { replaceJsonBody } from './response-body.ts';
 import './context.ts';
 
@@ -25,7 +26,8 @@ const SUBJECTS = { body: 'request body', query: 'query parameters', path: 'path 
  * mistakes (the other 4xx) have their access line.
  */
 export function logFailure(c: Context, apiError: ApiError) {
-  const failure = { traceId: c.get('traceId'), ...describeFailure(apiError) };
+  // A custom route (`/stt`) is served in a context of Mastra's own, without ours: its trace id is the current request's.
+  const failure = { traceId: c.get('traceId') ?? currentTraceId(), ...describeFailure(apiError) };
   const logger = c.get('mastra').getLogger();
   if (apiError.status >= 500) logger.error('request failed', failure);
   else if (failure.upstreamStatus !== undefined) logger.warn('request failed', failure);

@@ -14,6 +14,7 @@ import type { SttEngine } from '../stt/engine.ts';
 import { probeAudio } from '../stt/probe.ts';
 import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
 import { streamCustomRouteBody } from './custom-route-body.ts';
+import { logFailure } from './error-handler.ts';
 import './context.ts';
 
 export const STT_PATH = '/stt';
@@ -74,9 +75,7 @@ async function transcribe(upload: ReceivedAudio, engine: SttEngine, signal: Abor
 
 function errorResponse(c: Context, error: ApiError, isDevelopment: boolean): Response {
   // A client that hung up caused its own failure and reads no answer: nothing to log.
-  if (error.status >= 500 && !c.req.raw.signal.aborted) {
-    c.get('mastra').getLogger().error('speech-to-text failed', { code: error.code, error: error.cause ?? error });
-  }
+  if (!c.req.raw.signal.aborted) logFailure(c, error);
   const retryAfter = error.details.retryAfterSeconds;
   const headers: Record<string, string> = typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {};
   return c.json(errorBody(error, { isDevelopment }), error.status as 400, headers);
