@@ -1,6 +1,6 @@
 import { MastraError } from '@mastra/core/error';
 import type { MastraDBMessage } from '@mastra/core/memory';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { eventsOf, readFrames } from './fixtures/sse.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
@@ -103,6 +103,20 @@ describe('a store slower than the turn', () => {
         details: { timeout: 'turn', timeoutMs: 500 },
       });
       expect(h.model.requests).toHaveLength(0);
+    });
+  });
+});
+
+describe('a thread API request the store cannot serve', () => {
+  it("logs one error line, 'request failed' with its code and status, not the framework's 'Error calling handler'", async () => {
+    await withApp({ DATABASE_URL: 'none' }, async (h) => {
+      const errorLog = vi.spyOn(h.mastra.getLogger(), 'error');
+      const response = await h.get('/threads?resourceId=u1');
+      expect(response.status).toBe(500);
+      expect((await response.json()).code).toBe('MEMORY_NOT_INITIALIZED');
+      expect(errorLog.mock.calls).toEqual([
+        ['request failed', expect.objectContaining({ traceId: response.headers.get('x-trace-id'), code: 'MEMORY_NOT_INITIALIZED', status: 500 })],
+      ]);
     });
   });
 });

@@ -48,7 +48,11 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
     return { status: apiError.status, body: errorBody(apiError, options) };
   };
 
-  /** Schema routes answer a thrown HTTPException with its own response: this makes every handler error SPEC's. */
+  /**
+   * Makes every handler error of a schema route SPEC's. Mastra's route adapter answers a thrown HTTPException with
+   * its own response, which suits a client's mistake (no error line); a server failure goes on to `onError`
+   * (the adapter is patched to hand it over), which answers and logs it as every other route's.
+   */
   function specErrors<R extends { handler(params: any): Promise<unknown> }>(route: R): R {
     const handler = route.handler;
     return {
@@ -58,6 +62,7 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
           return await handler(params);
         } catch (error) {
           const apiError = toApiError(error);
+          if (apiError.status >= 500) throw apiError;
           throw new MastraHTTPException(apiError.status as 400, { res: jsonResponse(apiError), cause: error });
         }
       },
