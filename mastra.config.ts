@@ -104,24 +104,56 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '::1'];
 
 export type Env = z.infer<typeof EnvSchema>;
 
-/** Cross-key rules: Node refuses a headers timeout longer than the request timeout that contains it. */
-const CheckedEnvSchema = EnvSchema.refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
-  path: ['HEADERS_TIMEOUT_MS'],
-  error: 'must not be longer than REQUEST_TIMEOUT_MS',
-})
-  // An identity provider signs the tokens of every application at its tenant with the same keys: the
-  // audience is what tells this API's tokens from the others' (the issuer is the same for all of them).
-  .refine((env) => !env.AUTH_JWKS_URL || env.AUTH_AUDIENCE, {
-    path: ['AUTH_AUDIENCE'],
-    error: "is required with AUTH_JWKS_URL: the `aud` the identity provider puts in this API's tokens",
-  })
-  // Set alone, either would look like a check while authentication is off (or checks HS256 tokens, which it never does).
-  .superRefine((env, ctx) => {
-    if (env.AUTH_JWKS_URL) return;
-    for (const key of ['AUTH_ISSUER', 'AUTH_AUDIENCE'] as const) {
-      if (env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'applies to tokens verified by AUTH_JWKS_URL, which is not set' });
-    }
-  });
+/**
+ * Rules across keys, in the same message as every other bad key: zod skips an object's refinements once any
+ * key has failed, so each rule runs whenever its own keys are valid. `underMastraDev`: see `serverModeOf`.
+ */
+function checkedEnvSchema(underMastraDev: boolean) {
+  const whenValid = (keys: (keyof Env)[]) => (payload: z.core.ParsePayload) =>
+    !payload.issues.some((issue) => keys.includes(issue.path?.[0] as keyof Env));
+  return EnvSchema
+    // Node refuses a headers timeout longer than the request timeout that contains it.
+    .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
+      path: ['HEADERS_TIMEOUT_MS'],
+      error: 'must not be longer than REQUEST_TIMEOUT_MS',
+      when: whenValid(['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS']),
+    })
+    .refine((env) => serverModeOf(env, underMastraDev) === 'production' || LOOPBACK_HOSTS.includes(env.HOST), {
+      path: ['HOST'],
+      error: `development mode opens Mastra's own routes for Studio; bind it to ${LOOPBACK_HOSTS.join(', ')}`,
+      when: whenValid(['HOST', 'SERVER_MODE']),
+    })
+    .refine((env) => sttServerOf(env) !== undefined, {
+      path: ['STT_PROVIDER'],
+      error: 'openai needs STT_API_KEY or OPENAI_API_KEY, or STT_BASE_URL for a speech server without keys',
+      when: whenValid(['STT_PROVIDER', 'STT_API_KEY', 'STT_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL']),
+    })
+    // An identity provider signs the tokens of every application at its tenant with the same keys: the
+    // audience is what tells this API's tokens from the others' (the issuer is the same for all of them).
+    .refine((env) => !env.AUTH_JWKS_URL || env.AUTH_AUDIENCE, {
+      path: ['AUTH_AUDIENCE'],
+      error: "is required with AUTH_JWKS_URL: the `aud` the identity provider puts in this API's tokens",
+      when: whenValid(['AUTH_JWKS_URL', 'AUTH_AUDIENCE']),
+    })
+    // Set alone, either would look like a check while authentication is off (or checks HS256 tokens, which it never does).
+    .refine((env) => env.AUTH_JWKS_URL || !env.AUTH_ISSUER, {
+      path: ['AUTH_ISSUER'],
+      error: JWKS_ONLY,
+      when: whenValid(['AUTH_JWKS_URL', 'AUTH_ISSUER']),
+    })
+    .refine((env) => env.AUTH_JWKS_URL || !env.AUTH_AUDIENCE, {
+      path: ['AUTH_AUDIENCE'],
+      error: JWKS_ONLY,
+      when: whenValid(['AUTH_JWKS_URL', 'AUTH_AUDIENCE']),
+    });
+}
+
+const JWKS_ONLY = 'applies to tokens verified by AUTH_JWKS_URL, which is not set';
+
+/** `mastra dev` (npm run dev) marks its server process with MASTRA_DEV=true; everything else is production. */
+function serverModeOf(e: Pick<Env, 'SERVER_MODE'>, underMastraDev: boolean): ServerMode {
+  return e.SERVER_MODE ?? (underMastraDev ? 'development' : 'production');
+}
 
 export interface Config {
   /** Where to listen; `mode` decides which routes answer and what a native client may send (src/security/route-gate.ts);
@@ -211,17 +243,14 @@ function invalidConfiguration(problems: string[]) {
  * `projectRoot` anchors relative paths (tests give their own).
  */
 export function parseConfig(env: Record<string, string | undefined>, projectRoot: string = findProjectRoot()): Config {
-  const parsed = CheckedEnvSchema.safeParse(withoutEmptyValues(env));
+  const underMastraDev = env.MASTRA_DEV === 'true';
+  const parsed = checkedEnvSchema(underMastraDev).safeParse(withoutEmptyValues(env));
   if (!parsed.success) throw invalidConfiguration(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   const e = parsed.data;
-  // `mastra dev` (npm run dev) marks its server process with MASTRA_DEV=true; everything else is production.
-  const mode = e.SERVER_MODE ?? (env.MASTRA_DEV === 'true' ? 'development' : 'production');
-  if (mode === 'development' && !LOOPBACK_HOSTS.includes(e.HOST)) {
-    throw invalidConfiguration([`HOST: development mode opens Mastra's own routes for Studio; bind it to ${LOOPBACK_HOSTS.join(', ')}`]);
-  }
+  const mode = serverModeOf(e, underMastraDev);
   const hasModel = Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL);
   const dataDir = resolve(projectRoot, e.DATA_DIR);
-  const tracing = (e.TRACING ?? (env.MASTRA_DEV === 'true' ? 'on' : 'off')) === 'on';
+  const tracing = (e.TRACING ?? (underMastraDev ? 'on' : 'off')) === 'on';
   return {
     server: {
       port: e.PORT,
@@ -278,18 +307,26 @@ export type SttConfig = (
 ) & { local: { modelDir?: string; workers?: number } };
 
 function sttConfig(e: Env, root: string): SttConfig {
-  const provider = e.STT_PROVIDER ?? (e.STT_API_KEY || e.STT_BASE_URL || e.OPENAI_API_KEY ? 'openai' : 'local');
   // Relative to the project root, as every path is (`npm run dev` runs elsewhere).
   const local = { modelDir: e.STT_LOCAL_MODEL_DIR && resolve(root, e.STT_LOCAL_MODEL_DIR), workers: e.STT_LOCAL_WORKERS };
-  if (provider === 'local') return { provider, local };
+  const server = sttServerOf(e);
+  if (server === 'local') return { provider: 'local', local };
+  // Checked by the schema: openai has a key or a server.
+  const { apiKey, baseURL } = server!;
+  // Self-hosted servers (faster-whisper-server, LocalAI, vLLM) need no key, but the client requires one.
+  return { provider: 'openai', apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES, local };
+}
+
+type SttKeys = Pick<Env, 'STT_PROVIDER' | 'STT_API_KEY' | 'STT_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL'>;
+
+/** `local`, the OpenAI-compatible server speech goes to (its key, if any), or `undefined` for openai with neither. */
+function sttServerOf(e: SttKeys): 'local' | { apiKey: string | undefined; baseURL: string | undefined } | undefined {
+  const provider = e.STT_PROVIDER ?? (e.STT_API_KEY || e.STT_BASE_URL || e.OPENAI_API_KEY ? 'openai' : 'local');
+  if (provider === 'local') return 'local';
   // A separate speech server never receives the chat key: OPENAI_API_KEY belongs to OPENAI_BASE_URL (or OpenAI).
   const baseURL = e.STT_BASE_URL ?? e.OPENAI_BASE_URL;
   const apiKey = e.STT_BASE_URL ? e.STT_API_KEY : (e.STT_API_KEY ?? e.OPENAI_API_KEY);
-  if (!apiKey && !baseURL) {
-    throw invalidConfiguration(['STT_PROVIDER: openai needs STT_API_KEY or OPENAI_API_KEY, or STT_BASE_URL for a speech server without keys']);
-  }
-  // Self-hosted servers (faster-whisper-server, LocalAI, vLLM) need no key, but the client requires one.
-  return { provider, apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES, local };
+  return apiKey || baseURL ? { apiKey, baseURL } : undefined;
 }
 
 /** Settings `@ai-sdk/openai` also reads from the environment. */

@@ -83,6 +83,18 @@ describe('configuration', () => {
     }
   });
 
+  it('names the keys of a broken rule across keys beside the other bad keys, in the same message', () => {
+    expect(() => parseConfig({ PORT: 'abc', SERVER_MODE: 'development', HOST: '0.0.0.0' })).toThrowError(
+      /^Invalid configuration:\n {2}PORT: .*\n {2}HOST: development mode opens Mastra's own routes for Studio; bind it to localhost, 127\.0\.0\.1, ::1$/,
+    );
+    expect(() => parseConfig({ STT_PROVIDER: 'openai', PORT: '99999' })).toThrowError(
+      /^Invalid configuration:\n {2}PORT: .*\n {2}STT_PROVIDER: openai needs STT_API_KEY or OPENAI_API_KEY/,
+    );
+    expect(() => parseConfig({ LOG_LEVEL: 'loud', HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' })).toThrowError(
+      /^Invalid configuration:\n {2}LOG_LEVEL: .*\n {2}HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS$/,
+    );
+  });
+
   it('refuses a DATABASE_URL it has no store for, naming the schemes it has', () => {
     expect(() => parseConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(
       /DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//,
