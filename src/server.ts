@@ -5,10 +5,12 @@
 import type { Server } from 'node:http';
 import { createNodeServer } from '@mastra/deployer/server';
 import { loadConfig } from '../mastra.config.ts';
+import { exitOnListenFailure } from './listen-failure.ts';
 import { applyReadTimeouts } from './security/read-timeouts.ts';
 
 // The configuration first, then the service (see loadConfig: the AI SDK reads the environment as it loads).
 const config = loadConfig();
+exitOnListenFailure(config.server);
 const { createMastra, SERVER_OPTIONS } = await import('./app.ts');
 
 const server = (await createNodeServer(createMastra(config), SERVER_OPTIONS)) as Server;

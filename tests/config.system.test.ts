@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +22,19 @@ describe('configuration', () => {
     expect(output).toContain('LOG_LEVEL:');
     expect(output).toMatch(/DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//);
     expect(output).not.toMatch(/\n\s+at /);
+  });
+
+  it('stops start-up with one line naming PORT/HOST when the port is taken (exit code 1, no stack trace)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const { code, output } = await runServiceToExit({ HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'none' });
+      expect(code).toBe(1);
+      expect(output.trim()).toBe(`PORT/HOST: 127.0.0.1:${port} is already in use`);
+    } finally {
+      taken.close();
+    }
   });
 
   it('starts with the empty values a copied .env.example or compose gives: empty means the default, for the AI SDK too', async () => {
