@@ -74,6 +74,8 @@ const EnvSchema = z.object({
   // The local engine (PocketSphinx): its model folder, and how many decoder processes (each ~160 MB) it may run.
   STT_LOCAL_MODEL_DIR: optionalString,
   STT_LOCAL_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
+  // 30 min: the local engine's hour of audio (STT_MAX_AUDIO_SECONDS) takes up to ~25 min on a busy 2-core machine.
+  STT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(7_200_000).default(1_800_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // json (one line per event, for log shippers) | pretty (for people); default: pretty in development only.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
@@ -304,17 +306,22 @@ export function parseConfig(env: Record<string, string | undefined>, projectRoot
 export type SttConfig = (
   | { provider: 'openai'; apiKey: string; baseURL: string | undefined; model: string; maxRetries: number }
   | { provider: 'local' }
-) & { local: { modelDir?: string; workers?: number } };
+) & {
+  local: { modelDir?: string; workers?: number };
+  /** The most one transcription may take, from its request's arrival (upload included) to its answer. */
+  timeoutMs: number;
+};
 
 function sttConfig(e: Env, root: string): SttConfig {
   // Relative to the project root, as every path is (`npm run dev` runs elsewhere).
   const local = { modelDir: e.STT_LOCAL_MODEL_DIR && resolve(root, e.STT_LOCAL_MODEL_DIR), workers: e.STT_LOCAL_WORKERS };
+  const common = { local, timeoutMs: e.STT_TIMEOUT_MS };
   const server = sttServerOf(e);
-  if (server === 'local') return { provider: 'local', local };
+  if (server === 'local') return { provider: 'local', ...common };
   // Checked by the schema: openai has a key or a server.
   const { apiKey, baseURL } = server!;
   // Self-hosted servers (faster-whisper-server, LocalAI, vLLM) need no key, but the client requires one.
-  return { provider: 'openai', apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES, local };
+  return { provider: 'openai', apiKey: apiKey ?? 'not-needed', baseURL, model: e.STT_MODEL, maxRetries: e.MODEL_MAX_RETRIES, ...common };
 }
 
 type SttKeys = Pick<Env, 'STT_PROVIDER' | 'STT_API_KEY' | 'STT_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL'>;

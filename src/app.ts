@@ -42,9 +42,9 @@ import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { queueMastraDeletions } from './threads/queued-deletion.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
-/** Mastra's default cap on a request handler, kept for every route unless a turn may take longer. */
+/** Mastra's default cap on a request handler, kept for every route unless a turn or a transcription may take longer. */
 const MASTRA_HANDLER_TIMEOUT_MS = 180_000;
-const TURN_ANSWER_MARGIN_MS = 5_000;
+const OWN_ANSWER_MARGIN_MS = 5_000;
 
 /**
  * How `npm start` serves the Mastra instance: no Studio, and no browser-stream
@@ -58,7 +58,7 @@ export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false }
  * behaviour is tested without a recogniser or 25 MB of audio. Production passes none.
  */
 export interface CompanionOverrides {
-  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'tempDir'>>;
+  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'tempDir' | 'timeoutMs'>>;
 }
 
 /** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
@@ -138,7 +138,13 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, {
     local: () => createLocalEngine({ ...config.stt.local, vocabulary: companionVocabulary() }),
   });
-  const stt = createSttRoute({ engine: sttEngine, maxBytes: MAX_AUDIO_BYTES, isDevelopment: config.isDevelopment, ...overrides.stt });
+  const stt = createSttRoute({
+    engine: sttEngine,
+    maxBytes: MAX_AUDIO_BYTES,
+    timeoutMs: config.stt.timeoutMs,
+    isDevelopment: config.isDevelopment,
+    ...overrides.stt,
+  });
 
   const mastra = new Mastra({
     agents: { [COMPANION_AGENT_ID]: agent },
@@ -148,8 +154,9 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
     server: {
       port: config.server.port,
       host: config.server.host,
-      // Mastra answers a handler that outlives this with its own 504; a turn answers its own timeout first.
-      timeout: Math.max(MASTRA_HANDLER_TIMEOUT_MS, config.turns.timeoutMs + TURN_ANSWER_MARGIN_MS),
+      // Mastra answers a handler that outlives this, on every route, with its own 504; a turn and a transcription
+      // answer their own timeouts first.
+      timeout: Math.max(MASTRA_HANDLER_TIMEOUT_MS, Math.max(config.turns.timeoutMs, config.stt.timeoutMs) + OWN_ANSWER_MARGIN_MS),
       // On SIGTERM, running turns have this long to finish before their connections are closed.
       drainTimeout: config.server.drainTimeoutMs,
       // Mastra's own routes check `auth` themselves; our middleware and SPEC routes use the same provider.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
+import { createCompanion } from '../src/app.ts';
 
 describe('speech-to-text configuration', () => {
   it('is the local engine when no key and no speech server is configured, even with a chat server', () => {
@@ -15,7 +16,20 @@ describe('speech-to-text configuration', () => {
       model: 'whisper-1',
       maxRetries: 1,
       local: { modelDir: undefined, workers: undefined },
+      timeoutMs: 1_800_000,
     });
+  });
+
+  it("bounds a transcription by STT_TIMEOUT_MS, and Mastra's handler timeout for every route never cuts it first", async () => {
+    const config = parseConfig({ DATABASE_URL: 'none', STT_TIMEOUT_MS: '2400000' });
+    const companion = createCompanion(config);
+    try {
+      expect(config.stt.timeoutMs).toBe(2_400_000);
+      expect(companion.mastra.getServer()!.timeout).toBeGreaterThan(2_400_000);
+    } finally {
+      await companion.close();
+    }
+    expect(() => parseConfig({ STT_TIMEOUT_MS: '10' })).toThrowError(/STT_TIMEOUT_MS/);
   });
 
   it('sends speech to its own server with its own key, never the chat key', () => {

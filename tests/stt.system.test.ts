@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/contract/errors.ts';
 import { sttResponse } from '../src/contract/stt.ts';
+import type { SttEngine } from '../src/stt/engine.ts';
 import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
 import { audioFixtures, handedToEngine, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
@@ -153,6 +154,40 @@ describe('engine failures', () => {
   });
 });
 
+/** An engine that never finishes on its own: it waits until its signal stops it, and says whether it was. */
+function stalledEngine() {
+  const stopped = deferred();
+  const engine: SttEngine = {
+    name: 'local',
+    transcribe: (_audio, { signal }) =>
+      new Promise((_resolve, reject) =>
+        signal!.addEventListener('abort', () => {
+          stopped.resolve();
+          reject(signal!.reason);
+        }),
+      ),
+    readiness: async () => ({ ok: true }),
+    close: async () => {},
+  };
+  return { engine, stopped: stopped.promise };
+}
+
+describe('a transcription that outgrows STT_TIMEOUT_MS', () => {
+  it('is stopped and answered 504 AUDIO_PROCESSING_ERROR naming the deadline, its upload deleted', async () => {
+    const stalled = stalledEngine();
+    const started = Date.now();
+
+    const response = await postStt(await route.app({ engine: stalled.engine, timeoutMs: 800 }), audioForm(silentWav(), 'memo.wav'));
+
+    expect(response).toMatchObject({
+      status: 504,
+      body: { error: 'The transcription took longer than 800 ms; it was stopped.', code: 'AUDIO_PROCESSING_ERROR', details: { timeout: 'transcription', timeoutMs: 800 } },
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await stalled.stopped;
+  });
+});
+
 describe('the openai engine, against the OpenAI stand-in', () => {
   const API_KEY = 'sk-test-secret-key';
   let standIn: OpenAIStandIn;
@@ -247,6 +282,17 @@ describe('the openai engine, against the OpenAI stand-in', () => {
     const response = await postStt(await openaiApp('http://127.0.0.1:9/v1'), audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
 
     expect(response).toMatchObject({ status: 500, body: { error: 'The speech-to-text provider could not be reached.', code: 'AUDIO_PROCESSING_ERROR', details: {} } });
+  });
+
+  it('a provider that never answers: 504 AUDIO_PROCESSING_ERROR at STT_TIMEOUT_MS, its request aborted', async () => {
+    standIn.script({ text: ['never sent'], hang: true });
+    const hanging = await route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL: standIn.baseURL, maxRetries: 0 }), timeoutMs: 800 });
+
+    const response = await postStt(hanging, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+
+    expect(response).toMatchObject({ status: 504, body: { code: 'AUDIO_PROCESSING_ERROR', details: { timeout: 'transcription', timeoutMs: 800 } } });
+    await standIn.requests[0]!.aborted;
+    expect(standIn.requests[0]!.wasAborted).toBe(true);
   });
 
   it('stops the provider request when the client hangs up, and deletes the upload', async () => {

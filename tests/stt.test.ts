@@ -136,7 +136,7 @@ describe('the OpenAPI document', () => {
     const success = operation.responses['200'].content['application/json'].schema;
     expect(Object.keys(success.properties)).toEqual(['transcript', 'success', 'timestamp', 'processingTime', 'language', 'durationSeconds', 'engine']);
     // The route's own statuses, then the SPEC error body for any other client or server error (auth, rate limits).
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '413', '429', '500', '4XX', '5XX']);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '413', '429', '500', '504', '4XX', '5XX']);
     expect(Object.keys(operation.responses['400'].content['application/json'].schema.properties)).toEqual(['error', 'code', 'details', 'stack']);
   });
 });

@@ -11,6 +11,7 @@ import { ErrorDomain } from '@mastra/core/error';
 import { isMastraTimeoutError } from '@mastra/core/loop';
 import { APICallError, RetryError } from 'ai';
 import { z } from 'zod';
+import { SPEC_PATHS } from './paths.ts';
 
 export const ERROR_CODES = [
   'INVALID_REQUEST',
@@ -204,14 +205,17 @@ const CODE_FOR_FRAMEWORK_STATUS: Record<number, ErrorCode> = { 401: 'UNAUTHORIZE
 
 /**
  * Classifies any failure: ours pass through, the framework's client errors
- * (Hono `HTTPException`s) keep their status, everything else is a failure of
- * the agent run. Upstream messages are not passed on (they can echo keys or
- * request bodies); the upstream status is.
+ * (Hono `HTTPException`s) keep their status, its own server errors too, with
+ * the code of the operation at `path` they stopped, and everything else is a
+ * failure of the agent run. Upstream messages are not passed on (they can echo
+ * keys or request bodies); the upstream status is.
  */
-export function toApiError(error: unknown): ApiError {
+export function toApiError(error: unknown, path?: string): ApiError {
   if (error instanceof ApiError) return error;
-  if ((error instanceof HTTPException || error instanceof MastraHTTPException) && error.status < 500) {
-    return new ApiError(error.status, CODE_FOR_FRAMEWORK_STATUS[error.status] ?? 'INVALID_REQUEST', error.message, {}, error);
+  if (error instanceof HTTPException || error instanceof MastraHTTPException) {
+    if (error.status < 500) return new ApiError(error.status, CODE_FOR_FRAMEWORK_STATUS[error.status] ?? 'INVALID_REQUEST', error.message, {}, error);
+    // Without a cause it is the framework's own failure; with one (a route handler's, handed on), the cause decides.
+    if (path !== undefined && error.cause === undefined) return frameworkServerError(error.status, path, error);
   }
   const classified = classifyAgentFailure(error);
   return new ApiError(classified.status, classified.code, classified.message, classified.details, error, classified.headers);
@@ -299,6 +303,17 @@ export function fromSerializedFailure(error: unknown): ApiError {
   const { name, statusCode, responseHeaders } = (error ?? {}) as { name?: unknown; statusCode?: unknown; responseHeaders?: unknown };
   const answer = responseHeaders && typeof responseHeaders === 'object' ? { responseHeaders: responseHeaders as Record<string, string> } : undefined;
   return classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined, answer);
+}
+
+/**
+ * The framework's own server error (in practice the 504 of Mastra's `server.timeout`, Hono's timeout middleware,
+ * which runs on every route): the code is that of the operation it stopped. The agent routes and /stt answer their
+ * own timeouts before it; every other route of the service reads or writes the store.
+ */
+function frameworkServerError(status: number, path: string, cause: unknown): ApiError {
+  const code: ErrorCode = path === SPEC_PATHS.stt ? 'AUDIO_PROCESSING_ERROR' : path.startsWith('/api/agents/') ? 'MODEL_ERROR' : 'MEMORY_NOT_INITIALIZED';
+  const message = status === 504 ? 'The request took longer than the server allows; it was stopped.' : `The request failed on the server (status ${status}).`;
+  return new ApiError(status, code, message, {}, cause);
 }
 
 /**

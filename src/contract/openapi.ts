@@ -10,15 +10,12 @@
 import { z } from 'zod';
 import { agentRequest } from './agent-request.ts';
 import { errorBodySchema } from './errors.ts';
+import { SPEC_PATHS } from './paths.ts';
 import { readiness } from './readiness.ts';
 import { generateResponseSchema, modelResponseSchema, stepSchema, uiMessageSchema } from './generate-response.ts';
 import { toolCallSchema, toolResultSchema, usageSchema } from './shapes.ts';
 import { streamEventSchema } from './stream-events.ts';
 
-export const SPEC_PATHS = {
-  generate: '/api/agents/companionAgent/generate',
-  stream: '/api/agents/companionAgent/stream',
-} as const;
 
 /** Mastra's native agent routes, which the SPEC paths share (see src/routes/agent-routes.ts). */
 const NATIVE_AGENT_PATHS = ['/agents/{agentId}/generate', '/agents/{agentId}/stream'];

@@ -81,6 +81,17 @@ function formatMegabytes(bytes: number) {
   return `${Number((bytes / 1024 / 1024).toFixed(2))} MB`;
 }
 
+/**
+ * The transcription outgrew `STT_TIMEOUT_MS` and was stopped. 504, as the agent routes answer their timeouts: the
+ * work behind the service did not finish in time, which a client may retry (with shorter audio), unlike a failure.
+ */
+export function transcriptionTimedOut(timeoutMs: number) {
+  return new ApiError(504, 'AUDIO_PROCESSING_ERROR', `The transcription took longer than ${timeoutMs} ms; it was stopped.`, {
+    timeout: 'transcription',
+    timeoutMs,
+  });
+}
+
 /** Not audio the service takes: the reason, and what it does take. */
 export function unsupportedAudio(reason: string) {
   return invalidRequest(`The file is not audio in an accepted format (${ACCEPTED_FORMATS_TEXT}): ${reason}.`, {

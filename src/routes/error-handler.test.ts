@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { timeout } from 'hono/timeout';
 import { describe, expect, it } from 'vitest';
 import { methodNotAllowed } from '../contract/errors.ts';
 import { createErrorHandlers } from './error-handler.ts';
@@ -57,5 +58,26 @@ describe('error envelope', () => {
 
   it('leaves successful answers alone', async () => {
     expect(await (await app.request('/ok')).json()).toEqual({ error: 'not an error: a 200 is passed through' });
+  });
+});
+
+describe("Mastra's handler timeout for every route (server.timeout, Hono's timeout middleware)", () => {
+  const errors = createErrorHandlers({ isDevelopment: false });
+  const app = new Hono();
+  app.onError(errors.onError);
+  app.use('*', timeout(20), async (c, next) => {
+    c.set('mastra', { getLogger: () => ({ error: () => {} }) } as never);
+    await next();
+  });
+  app.post('*', () => new Promise<Response>(() => {}));
+
+  it.each([
+    ['/stt', 'AUDIO_PROCESSING_ERROR'],
+    ['/threads/t-1', 'MEMORY_NOT_INITIALIZED'],
+    ['/api/agents/companionAgent/generate', 'MODEL_ERROR'],
+  ])('answers 504 on %s with the code of the operation it stopped, %s', async (path, code) => {
+    const response = await app.request(path, { method: 'POST' });
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ error: 'The request took longer than the server allows; it was stopped.', code, details: {} });
   });
 });

@@ -38,7 +38,7 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
     Response.json(errorBody(apiError, options), { status: apiError.status, headers: apiError.headers });
 
   const onError = (error: Error, c: Context): Response => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, c.req.path);
     logFailure(c, apiError);
     return jsonResponse(apiError);
   };

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
-import { sttRequestBody, sttResponse, toSttError } from '../contract/stt.ts';
+import { SPEC_PATHS } from '../contract/paths.ts';
+import { sttRequestBody, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
 import type { SttEngine } from '../stt/engine.ts';
 import { probeAudio } from '../stt/probe.ts';
 import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
@@ -17,12 +18,12 @@ import { streamCustomRouteBody } from './custom-route-body.ts';
 import { logFailure } from './error-handler.ts';
 import './context.ts';
 
-export const STT_PATH = '/stt';
-
 export interface SttRouteDeps {
   engine: SttEngine;
   /** The largest audio file accepted, in bytes (SPEC: 25 MB, `MAX_AUDIO_BYTES`). */
   maxBytes: number;
+  /** The most one transcription may take, upload included (`STT_TIMEOUT_MS`): then it is stopped, and answered 504. */
+  timeoutMs: number;
   /** Where uploads are kept while they are transcribed; the system's temporary folder by default. */
   tempDir?: string;
   isDevelopment: boolean;
@@ -33,23 +34,25 @@ export interface SttRouteDeps {
  * buffered (see custom-route-body.ts). Register both: `apiRoutes: [route]`, `middleware: [middleware]`.
  */
 export function createSttRoute(deps: SttRouteDeps): { route: ApiRoute; middleware: { path: string; handler: MiddlewareHandler } } {
-  const route = registerApiRoute(STT_PATH, {
+  const route = registerApiRoute(SPEC_PATHS.stt, {
     method: 'POST',
     openapi: OPENAPI,
     handler: (c) => transcribeUpload(c, deps),
   });
-  return { route, middleware: { path: STT_PATH, handler: streamCustomRouteBody } };
+  return { route, middleware: { path: SPEC_PATHS.stt, handler: streamCustomRouteBody } };
 }
 
 async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Response> {
-  const signal = c.req.raw.signal;
+  // Whichever comes first, the client hanging up or the deadline, stops the upload, the probe and the engine.
+  const deadline = AbortSignal.timeout(deps.timeoutMs);
+  const signal = AbortSignal.any([c.req.raw.signal, deadline]);
   try {
-    const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir() }, (upload) =>
+    const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir(), signal }, (upload) =>
       transcribe(upload, deps.engine, signal),
     );
     return c.json(body);
   } catch (error) {
-    return errorResponse(c, toSttError(error), deps.isDevelopment);
+    return errorResponse(c, deadline.aborted ? transcriptionTimedOut(deps.timeoutMs) : toSttError(error), deps.isDevelopment);
   }
 }
 
@@ -102,5 +105,6 @@ const OPENAPI = {
       content: json(errorBodySchema),
     },
     500: { description: 'Transcription failed, or the provider refused the API key', content: json(errorBodySchema) },
+    504: { description: 'The transcription took longer than `STT_TIMEOUT_MS` and was stopped', content: json(errorBodySchema) },
   },
 } as unknown as DescribeRouteOptions;

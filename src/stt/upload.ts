@@ -23,6 +23,8 @@ export interface UploadOptions {
   maxBytes: number;
   /** Where the temporary folder of each upload is made. */
   tempDir: string;
+  /** Stops receiving the upload (its client left, or its deadline passed). */
+  signal?: AbortSignal;
 }
 
 /** A complete, non-empty upload on disk. */
@@ -50,7 +52,7 @@ export async function withAudioUpload<T>(request: Request, options: UploadOption
 
   const folder = await mkdtemp(join(options.tempDir, 'stt-'));
   try {
-    return await use(await receive(request.body, contentType, join(folder, 'upload'), options.maxBytes));
+    return await use(await receive(request.body, contentType, join(folder, 'upload'), options));
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -63,9 +65,9 @@ interface FilePart {
   saved: Promise<void>;
 }
 
-async function receive(body: ReadableStream<Uint8Array>, contentType: string, path: string, maxBytes: number): Promise<ReceivedAudio> {
+async function receive(body: ReadableStream<Uint8Array>, contentType: string, path: string, { maxBytes, signal }: UploadOptions): Promise<ReceivedAudio> {
   const parser = createParser(contentType, maxBytes);
-  const source = Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
+  const source = Readable.fromWeb(body as NodeReadableStream<Uint8Array>, { signal });
   const fields: Record<string, string> = {};
   let file: FilePart | undefined;
 
