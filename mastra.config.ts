@@ -74,6 +74,8 @@ const EnvSchema = z.object({
   // The local engine (PocketSphinx): its model folder, and how many decoder processes (each ~160 MB) it may run.
   STT_LOCAL_MODEL_DIR: optionalString,
   STT_LOCAL_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
+  // An hour: 25 MB of MP3 at 64 kbps or of a 64 kbps AAC voice memo is 55 min, of 16 kHz WAV 14 min.
+  STT_MAX_AUDIO_SECONDS: z.coerce.number().int().min(1).max(36_000).default(3600),
   // 30 min: the local engine's hour of audio (STT_MAX_AUDIO_SECONDS) takes up to ~25 min on a busy 2-core machine.
   STT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(7_200_000).default(1_800_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -308,6 +310,8 @@ export type SttConfig = (
   | { provider: 'local' }
 ) & {
   local: { modelDir?: string; workers?: number };
+  /** The longest audio accepted, in seconds. */
+  maxAudioSeconds: number;
   /** The most one transcription may take, from its request's arrival (upload included) to its answer. */
   timeoutMs: number;
 };
@@ -315,7 +319,7 @@ export type SttConfig = (
 function sttConfig(e: Env, root: string): SttConfig {
   // Relative to the project root, as every path is (`npm run dev` runs elsewhere).
   const local = { modelDir: e.STT_LOCAL_MODEL_DIR && resolve(root, e.STT_LOCAL_MODEL_DIR), workers: e.STT_LOCAL_WORKERS };
-  const common = { local, timeoutMs: e.STT_TIMEOUT_MS };
+  const common = { local, maxAudioSeconds: e.STT_MAX_AUDIO_SECONDS, timeoutMs: e.STT_TIMEOUT_MS };
   const server = sttServerOf(e);
   if (server === 'local') return { provider: 'local', ...common };
   // Checked by the schema: openai has a key or a server.

@@ -58,7 +58,7 @@ export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false }
  * behaviour is tested without a recogniser or 25 MB of audio. Production passes none.
  */
 export interface CompanionOverrides {
-  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'tempDir' | 'timeoutMs'>>;
+  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'maxSeconds' | 'tempDir' | 'timeoutMs'>>;
 }
 
 /** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
@@ -141,6 +141,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   const stt = createSttRoute({
     engine: sttEngine,
     maxBytes: MAX_AUDIO_BYTES,
+    maxSeconds: config.stt.maxAudioSeconds,
     timeoutMs: config.stt.timeoutMs,
     isDevelopment: config.isDevelopment,
     ...overrides.stt,

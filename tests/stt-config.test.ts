@@ -16,6 +16,7 @@ describe('speech-to-text configuration', () => {
       model: 'whisper-1',
       maxRetries: 1,
       local: { modelDir: undefined, workers: undefined },
+      maxAudioSeconds: 3600,
       timeoutMs: 1_800_000,
     });
   });

@@ -4,7 +4,11 @@
  * OpenAI stand-in. The engine is a recording fake wherever the test is about the route alone. The upload rules
  * that need no audio are in stt.test.ts.
  */
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/contract/errors.ts';
 import { sttResponse } from '../src/contract/stt.ts';
@@ -14,6 +18,7 @@ import { audioFixtures, handedToEngine, silentWav, SPEECH_VARIANTS, type AudioFi
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { audioFile, audioForm, fakeEngine, postStt, sttRouteUnderTest, type SttApp } from './fixtures/stt-app.ts';
 
+const run = promisify(execFile);
 const route = sttRouteUnderTest();
 let audio: AudioFixtures;
 
@@ -129,6 +134,54 @@ describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reach
     await route.expectRefused(audioForm(await audio.read('silent-film.mp4'), 'film.m4a'), /accepted format .*: it contains no audio stream\.$/);
   });
 });
+
+describe('audio longer than STT_MAX_AUDIO_SECONDS', () => {
+  const refusal = { code: 'INVALID_REQUEST', error: 'The audio is longer than the 2 s limit; send a shorter recording, or split it.', details: { maxSeconds: 2 } };
+
+  // flite's sentence lasts about 2.4 s.
+  it.each(['speech.opus.ogg', 'speech.wav', 'speech.webm', 'speech.mp3'])('%s over a 2 s limit: 400 naming the limit, nothing reaches the engine', async (file) => {
+    const pcmEngine = fakeEngine({ usesPcm: true });
+    const limited = await route.app({ engine: pcmEngine.engine, maxSeconds: 2 });
+
+    const response = await postStt(limited, audioForm(await audio.read(file), file));
+
+    expect(response).toMatchObject({ status: 400, body: refusal });
+    expect(pcmEngine.calls).toEqual([]);
+  });
+
+  it('a WebM written to a pipe, which states no length, is decoded no further than the limit', async () => {
+    // A minute of tone: decoded whole it would be 1.9 MB of PCM beside the upload.
+    const tone = ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=60', '-c:a', 'libopus', '-b:a', '6k', '-f', 'webm', 'pipe:1'];
+    const { stdout: long } = await run('ffmpeg', tone, { encoding: 'buffer' });
+    const pcmEngine = fakeEngine({ usesPcm: true });
+    const limited = await route.app({ engine: pcmEngine.engine, maxSeconds: 2 });
+    let largestPcm = 0;
+    const watching = setInterval(() => largestPcm = Math.max(largestPcm, pcmBytesIn(route.tempDir)), 5);
+
+    const response = await postStt(limited, audioForm(long, 'tone.webm')).finally(() => clearInterval(watching));
+
+    expect(response).toMatchObject({ status: 400, body: refusal });
+    expect(largestPcm).toBeLessThanOrEqual(16_000 * 2 * 3);
+  });
+
+  it('takes audio up to the limit', async () => {
+    const response = await postStt(await route.app({ engine: route.recorder.engine, maxSeconds: 3 }), audioForm(await audio.read('speech.webm'), 'speech.webm'));
+    expect(response.status).toBe(200);
+  });
+});
+
+/** The bytes of decoded PCM in the uploads' folders under `dir` now. */
+function pcmBytesIn(dir: string): number {
+  let bytes = 0;
+  for (const upload of readdirSync(dir)) {
+    try {
+      bytes += statSync(join(dir, upload, 'audio.pcm')).size;
+    } catch {
+      // not decoding yet, or done
+    }
+  }
+  return bytes;
+}
 
 describe('engine failures', () => {
   it('carry their status and code, with Retry-After for a rate limit', async () => {

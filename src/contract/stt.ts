@@ -92,6 +92,11 @@ export function transcriptionTimedOut(timeoutMs: number) {
   });
 }
 
+/** The audio lasts longer than `STT_MAX_AUDIO_SECONDS`: the client's to shorten, as a file over the size limit is. */
+export function audioTooLong(maxSeconds: number) {
+  return invalidRequest(`The audio is longer than the ${maxSeconds} s limit; send a shorter recording, or split it.`, { maxSeconds });
+}
+
 /** Not audio the service takes: the reason, and what it does take. */
 export function unsupportedAudio(reason: string) {
   return invalidRequest(`The file is not audio in an accepted format (${ACCEPTED_FORMATS_TEXT}): ${reason}.`, {

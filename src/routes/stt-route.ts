@@ -22,6 +22,8 @@ export interface SttRouteDeps {
   engine: SttEngine;
   /** The largest audio file accepted, in bytes (SPEC: 25 MB, `MAX_AUDIO_BYTES`). */
   maxBytes: number;
+  /** The longest audio accepted, in seconds (`STT_MAX_AUDIO_SECONDS`). */
+  maxSeconds: number;
   /** The most one transcription may take, upload included (`STT_TIMEOUT_MS`): then it is stopped, and answered 504. */
   timeoutMs: number;
   /** Where uploads are kept while they are transcribed; the system's temporary folder by default. */
@@ -48,7 +50,7 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
   const signal = AbortSignal.any([c.req.raw.signal, deadline]);
   try {
     const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir(), signal }, (upload) =>
-      transcribe(upload, deps.engine, signal),
+      transcribe(upload, deps, signal),
     );
     return c.json(body);
   } catch (error) {
@@ -56,11 +58,11 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
   }
 }
 
-async function transcribe(upload: ReceivedAudio, engine: SttEngine, signal: AbortSignal) {
+async function transcribe(upload: ReceivedAudio, { engine, maxSeconds }: SttRouteDeps, signal: AbortSignal) {
   const started = performance.now();
   // Beside the upload, in its folder, which is deleted with it.
   const pcmPath = engine.usesPcm ? join(dirname(upload.path), 'audio.pcm') : undefined;
-  const { format, durationSeconds } = await probeAudio(upload.path, { signal, pcmPath });
+  const { format, durationSeconds } = await probeAudio(upload.path, { maxSeconds, signal, pcmPath });
   const result = await engine.transcribe(
     { path: upload.path, format, durationSeconds, fileName: upload.fileName, pcmPath },
     { language: upload.fields.language, signal },
@@ -97,7 +99,7 @@ const OPENAPI = {
   requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
   responses: {
     200: { description: 'The transcript', content: json(sttResponse) },
-    400: { description: 'No audio file, a bad form field, or not audio in an accepted format', content: json(errorBodySchema) },
+    400: { description: 'No audio file, a bad form field, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
     413: { description: 'The audio file is larger than 25 MB', content: json(errorBodySchema) },
     429: {
       description: 'The speech-to-text provider is rate limiting; `Retry-After` says when to try again',

@@ -57,7 +57,7 @@ describe('local engine: transcripts', () => {
     const said = 'tell me about the temples of kyoto';
     const file = await speech(said, 'm4a');
     const pcmPath = join(scratch, 'probed.pcm');
-    const { durationSeconds } = await probeAudio(file, { pcmPath });
+    const { durationSeconds } = await probeAudio(file, { maxSeconds: 3600, pcmPath });
     // No ffmpeg at all for this engine: only the probe's PCM can give it the words.
     const withoutDecoder = createLocalEngine({ workers: 1, ffmpegPath: join(scratch, 'no-ffmpeg-here') });
     try {

@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
+import { audioTooLong, missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
 import { SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
 import type { AudioFormat, EngineReadiness } from './engine.ts';
 
@@ -38,6 +38,8 @@ const FORMATS: Record<AudioFormat, { demuxer: string; codecs: RegExp }> = {
 const TRUNCATION_WARNINGS = /filesize and duration do not match|partial file|ended prematurely/i;
 
 export interface ProbeOptions {
+  /** The longest audio accepted: a longer upload is refused as soon as its length is known, and never decoded past it. */
+  maxSeconds: number;
   signal?: AbortSignal;
   /** Where to write the decoded audio as 16 kHz mono 16-bit PCM; by default it is decoded to nowhere. */
   pcmPath?: string;
@@ -69,13 +71,16 @@ export async function probeReadiness(): Promise<EngineReadiness> {
   return { ok: true };
 }
 
-export async function probeAudio(path: string, { signal, pcmPath }: ProbeOptions = {}): Promise<ProbedAudio> {
+export async function probeAudio(path: string, { maxSeconds, signal, pcmPath }: ProbeOptions): Promise<ProbedAudio> {
   const candidates = formatsBySignature(await readHead(path));
   if (candidates.length === 0) throw unsupportedAudio('its content is not audio in any of these formats');
   if (candidates.includes('wav')) await completeStreamedWav(path);
   if (candidates.includes('ogg')) await assertCompleteOgg(path);
-  const format = await containedFormat(path, candidates, signal);
-  const durationSeconds = await decodedDuration(path, pcmPath, signal);
+  const { format, statedSeconds } = await containedFormat(path, candidates, signal);
+  // A 6 kbps Opus holds 10 hours in 25 MB: refused before any of it is decoded when its container says so.
+  if (statedSeconds !== undefined && statedSeconds > maxSeconds) throw audioTooLong(maxSeconds);
+  const durationSeconds = await decodedDuration(path, { pcmPath, maxSeconds, signal });
+  if (durationSeconds > maxSeconds) throw audioTooLong(maxSeconds);
   if (durationSeconds === 0) throw unsupportedAudio('it contains no audio samples');
   return { format, durationSeconds };
 }
@@ -196,12 +201,16 @@ function uint32(value: number): Buffer {
 }
 
 interface FfprobeReport {
-  format?: { format_name?: string };
+  format?: { format_name?: string; duration?: string };
   streams?: Array<{ codec_type?: string; codec_name?: string }>;
 }
 
-async function containedFormat(path: string, candidates: AudioFormat[], signal?: AbortSignal): Promise<AudioFormat> {
-  const args = ['-v', 'warning', '-print_format', 'json', '-show_entries', 'format=format_name:stream=codec_type,codec_name', '--', path];
+/** ffprobe's warning that the length it reports is a guess from the first frames' bit rate (an MP3 without a length header). */
+const ESTIMATED_DURATION = /estimating duration from bitrate/i;
+
+/** The format, and the length the container states, if it states one (a WebM written to a pipe does not). */
+async function containedFormat(path: string, candidates: AudioFormat[], signal?: AbortSignal): Promise<{ format: AudioFormat; statedSeconds?: number }> {
+  const args = ['-v', 'warning', '-print_format', 'json', '-show_entries', 'format=format_name,duration:stream=codec_type,codec_name', '--', path];
   const result = await runProgram('ffprobe', args, signal);
   if (result.failed) throw unsupportedAudio('it could not be read as audio (damaged, truncated or not audio at all)');
   if (TRUNCATION_WARNINGS.test(result.stderr)) throw unsupportedAudio('it is truncated (it ends before its header says it does)');
@@ -212,12 +221,16 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
   const codec = audio.codec_name ?? 'unknown';
   const format = candidates.find((candidate) => FORMATS[candidate].demuxer === demuxer && FORMATS[candidate].codecs.test(codec));
   if (format === undefined) throw unsupportedAudio(`it holds ${codec} audio in a ${demuxer} container`);
-  return format;
+  const stated = Number(report.format?.duration);
+  return { format, statedSeconds: Number.isFinite(stated) && !ESTIMATED_DURATION.test(result.stderr) ? stated : undefined };
 }
 
-/** Decodes the first audio stream (to nowhere, or to PCM): any decoding error means a damaged file. */
-async function decodedDuration(path: string, pcmPath: string | undefined, signal?: AbortSignal): Promise<number> {
-  const output = pcmPath ? [...PCM_OUTPUT_OPTIONS, '-y', pcmPath] : ['-f', 'null', '-'];
+/**
+ * Decodes the first audio stream (to nowhere, or to PCM), a second past `maxSeconds` at most, so audio over the
+ * limit shows as longer than it without being decoded whole: any decoding error means a damaged file.
+ */
+async function decodedDuration(path: string, { pcmPath, maxSeconds, signal }: ProbeOptions): Promise<number> {
+  const output = ['-t', String(maxSeconds + 1), ...(pcmPath ? [...PCM_OUTPUT_OPTIONS, '-y', pcmPath] : ['-f', 'null', '-'])];
   // Timestamps counted from the samples: a chained Ogg (two recordings one after the other) starts its clock again,
   // which ffmpeg's output would report as an error, though every sample decodes.
   const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-af', 'asetpts=N/SR/TB', '-progress', 'pipe:1', '-nostats', ...output];
