@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { ApiError } from '../src/contract/errors.ts';
 import { sttResponse } from '../src/contract/stt.ts';
 import type { SttEngine } from '../src/stt/engine.ts';
 import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
+import { children } from './fixtures/child-processes.ts';
 import { audioFixtures, handedToEngine, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { audioFile, audioForm, fakeEngine, postStt, sttRouteUnderTest, type SttApp } from './fixtures/stt-app.ts';
@@ -150,9 +152,7 @@ describe('audio longer than STT_MAX_AUDIO_SECONDS', () => {
   });
 
   it('a WebM written to a pipe, which states no length, is decoded no further than the limit', async () => {
-    // A minute of tone: decoded whole it would be 1.9 MB of PCM beside the upload.
-    const tone = ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=60', '-c:a', 'libopus', '-b:a', '6k', '-f', 'webm', 'pipe:1'];
-    const { stdout: long } = await run('ffmpeg', tone, { encoding: 'buffer' });
+    const long = await minuteOfTone();
     const pcmEngine = fakeEngine({ usesPcm: true });
     const limited = await route.app({ engine: pcmEngine.engine, maxSeconds: 2 });
     let largestPcm = 0;
@@ -167,6 +167,32 @@ describe('audio longer than STT_MAX_AUDIO_SECONDS', () => {
   it('takes audio up to the limit', async () => {
     const response = await postStt(await route.app({ engine: route.recorder.engine, maxSeconds: 3 }), audioForm(await audio.read('speech.webm'), 'speech.webm'));
     expect(response.status).toBe(200);
+  });
+});
+
+/** A minute of tone as a WebM written to a pipe (no length stated): 1.9 MB of PCM decoded. Made once. */
+let tone: Promise<Buffer> | undefined;
+function minuteOfTone(): Promise<Buffer> {
+  const args = ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=60', '-c:a', 'libopus', '-b:a', '6k', '-f', 'webm', 'pipe:1'];
+  tone ??= run('ffmpeg', args, { encoding: 'buffer' }).then(({ stdout }) => stdout);
+  return tone;
+}
+
+describe('uploads arriving together', () => {
+  it('are decoded by at most one ffmpeg or ffprobe per core at a time, and all answered', async () => {
+    const minute = await minuteOfTone();
+    const decoders = () => children().filter((child) => /^ff(mpeg|probe)$/.test(child.command)).length;
+    let most = 0;
+    const watching = setInterval(() => (most = Math.max(most, decoders())), 2);
+    const pcmApp = await route.app({ engine: fakeEngine({ usesPcm: true }).engine });
+
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postStt(pcmApp, audioForm(minute, 'tone.webm')))).finally(() =>
+      clearInterval(watching),
+    );
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(availableParallelism());
   });
 });
 

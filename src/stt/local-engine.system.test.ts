@@ -6,6 +6,7 @@ import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { children } from '../../tests/fixtures/child-processes.ts';
 import { PLACE_PHRASES, recording, requireSpeechTools, SAMPLE_RATE, speech, SPEECH_PHRASES, upload } from '../../tests/fixtures/speech.ts';
 import { corpusWordErrorRate, wordErrorRate } from '../../tests/fixtures/wer.ts';
 import { AUDIO_FORMATS, type SttEngine } from './engine.ts';
@@ -194,24 +195,6 @@ function wav(samples: Int16Array): Buffer {
   header.write('data', 36, 'ascii');
   header.writeUInt32LE(samples.byteLength, 40);
   return Buffer.concat([header, Buffer.from(samples.buffer)]);
-}
-
-/** This process's child processes (ffmpeg, decoder workers), from /proc. */
-function children(): { pid: number; command: string; cpuTicks: number }[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        // fields[1] is the parent pid, fields[11] and [12] the user and system CPU ticks.
-        if (Number(fields[1]) !== process.pid) return [];
-        return [{ pid: Number(pid), command, cpuTicks: Number(fields[11]) + Number(fields[12]) }];
-      } catch {
-        return []; // exited while we looked
-      }
-    });
 }
 
 /** Children that used CPU during a quarter of a second (an idle decoder worker uses none). */

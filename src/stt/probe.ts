@@ -9,10 +9,12 @@
  */
 import { execFile } from 'node:child_process';
 import { open, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { audioTooLong, missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
 import { SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
 import type { AudioFormat, EngineReadiness } from './engine.ts';
+import { Slots } from './slots.ts';
 
 const run = promisify(execFile);
 
@@ -71,7 +73,14 @@ export async function probeReadiness(): Promise<EngineReadiness> {
   return { ok: true };
 }
 
-export async function probeAudio(path: string, { maxSeconds, signal, pcmPath }: ProbeOptions): Promise<ProbedAudio> {
+/** Decoding runs off the event loop, in child processes: one upload's at a time per core, the others queued. */
+const decoding = new Slots(availableParallelism());
+
+export function probeAudio(path: string, options: ProbeOptions): Promise<ProbedAudio> {
+  return decoding.run(() => probe(path, options), options.signal);
+}
+
+async function probe(path: string, { maxSeconds, signal, pcmPath }: ProbeOptions): Promise<ProbedAudio> {
   const candidates = formatsBySignature(await readHead(path));
   if (candidates.length === 0) throw unsupportedAudio('its content is not audio in any of these formats');
   if (candidates.includes('wav')) await completeStreamedWav(path);
