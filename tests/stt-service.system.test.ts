@@ -84,7 +84,7 @@ describe('an upload over 25 MB', () => {
     const answer = await withheldUpload(service.url, { fileBytes: 26 * MB, sendFileBytes: MAX_AUDIO_BYTES + MB / 4 });
 
     expect(answer.status).toBe(413);
-    expect(answer.body).toEqual({ error: 'The audio file is larger than the 25 MB limit.', code: 'INVALID_REQUEST', details: { maxBytes: MAX_AUDIO_BYTES } });
+    expect(answer.body).toEqual({ error: 'The audio file is larger than the 25 MiB (26,214,400 bytes) limit.', code: 'INVALID_REQUEST', details: { maxBytes: MAX_AUDIO_BYTES } });
     expect(answer.unsentBytes).toBeGreaterThan(0);
     expect(standIn.requests).toEqual([]);
   });

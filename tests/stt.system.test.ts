@@ -113,7 +113,7 @@ describe('accepted audio', () => {
     const overLimit = await postStt(small, audioForm(Buffer.concat([silentWav((maxBytes - 44) / 2), Buffer.alloc(1)]), 'over.wav'));
 
     expect(atLimit.status).toBe(200);
-    expect(overLimit).toMatchObject({ status: 413, body: { error: 'The audio file is larger than the 0.06 MB limit.', code: 'INVALID_REQUEST', details: { maxBytes } } });
+    expect(overLimit).toMatchObject({ status: 413, body: { error: 'The audio file is larger than the 0.06 MiB (65,536 bytes) limit.', code: 'INVALID_REQUEST', details: { maxBytes } } });
     expect(route.recorder.calls).toHaveLength(1);
   });
 });
@@ -130,6 +130,11 @@ describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reach
   ])('$name', async ({ file, reason }) => {
     const body = await route.expectRefused(audioForm(await audio.read(file), file), `The file is not audio in an accepted format (MP3, WAV, M4A, FLAC, OGG, WEBM): ${reason}.`);
     expect(body.details.reason).toBe(reason);
+  });
+
+  it('FLAC in an Ogg container, naming both', async () => {
+    const { stdout } = await run('ffmpeg', ['-nostdin', '-v', 'error', '-i', audio.path('flite.wav'), '-c:a', 'flac', '-f', 'ogg', 'pipe:1'], { encoding: 'buffer' });
+    await route.expectRefused(audioForm(stdout, 'speech.ogg'), /accepted format .*: it holds flac audio in an Ogg container\.$/);
   });
 
   it('a video without audio', async () => {

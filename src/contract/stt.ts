@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { AUDIO_FORMATS } from '../stt/engine.ts';
 import { ApiError, invalidRequest, type ErrorCode } from './errors.ts';
 
-/** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it (MiB). */
+/** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it: 25 MiB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 
 export const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');
@@ -51,7 +51,7 @@ export type SttFields = z.infer<typeof sttFields>;
 
 /** The whole multipart body, for the OpenAPI document (the file part is checked while it streams in). */
 export const sttRequestBody = sttFields.extend({
-  audio: z.file().describe(`The audio file, at most 25 MB: ${ACCEPTED_FORMATS_TEXT}, recognised by content (not by name).`),
+  audio: z.file().describe(`The audio file, at most 25 MiB (26,214,400 bytes): ${ACCEPTED_FORMATS_TEXT}, recognised by content (not by name).`),
 });
 
 export const sttResponse = z.object({
@@ -74,11 +74,12 @@ export type SttResponse = z.infer<typeof sttResponse>;
 // ---------------------------------------------------------------------------------------------
 
 export function audioTooLarge(maxBytes: number) {
-  return new ApiError(413, 'INVALID_REQUEST', `The audio file is larger than the ${formatMegabytes(maxBytes)} limit.`, { maxBytes });
+  return new ApiError(413, 'INVALID_REQUEST', `The audio file is larger than the ${sizeText(maxBytes)} limit.`, { maxBytes });
 }
 
-function formatMegabytes(bytes: number) {
-  return `${Number((bytes / 1024 / 1024).toFixed(2))} MB`;
+/** In MiB, as the limit is counted, and exactly: `25 MiB (26,214,400 bytes)`. */
+function sizeText(bytes: number) {
+  return `${Number((bytes / 1024 / 1024).toFixed(2))} MiB (${bytes.toLocaleString('en-US')} bytes)`;
 }
 
 /**

@@ -20,7 +20,7 @@ import './context.ts';
 
 export interface SttRouteDeps {
   engine: SttEngine;
-  /** The largest audio file accepted, in bytes (SPEC: 25 MB, `MAX_AUDIO_BYTES`). */
+  /** The largest audio file accepted, in bytes (SPEC's 25 MB, counted as 25 MiB: `MAX_AUDIO_BYTES`). */
   maxBytes: number;
   /** The longest audio accepted, in seconds (`STT_MAX_AUDIO_SECONDS`). */
   maxSeconds: number;
@@ -93,14 +93,14 @@ const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const OPENAPI = {
   summary: 'Transcribe an audio file',
   description:
-    'Upload one audio file as multipart/form-data in field `audio` (at most 25 MB; MP3, WAV, M4A, FLAC, OGG or WEBM, ' +
+    'Upload one audio file as multipart/form-data in field `audio` (at most 25 MiB, 26,214,400 bytes; MP3, WAV, M4A, FLAC, OGG or WEBM, ' +
     'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language.',
   tags: ['Speech-to-text'],
   requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
   responses: {
     200: { description: 'The transcript', content: json(sttResponse) },
     400: { description: 'No audio file, a bad form field, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
-    413: { description: 'The audio file is larger than 25 MB', content: json(errorBodySchema) },
+    413: { description: 'The audio file is larger than 25 MiB (26,214,400 bytes)', content: json(errorBodySchema) },
     429: {
       description: 'The speech-to-text provider is rate limiting; `Retry-After` says when to try again',
       headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },

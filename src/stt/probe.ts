@@ -26,14 +26,14 @@ export interface ProbedAudio {
 /** Generous: decoding 25 MB of MP3 takes about a second of one core. */
 const PROGRAM_TIMEOUT_MS = 120_000;
 
-/** How each accepted format looks to ffprobe: its demuxer's name and the audio codecs it may hold. */
-const FORMATS: Record<AudioFormat, { demuxer: string; codecs: RegExp }> = {
-  mp3: { demuxer: 'mp3', codecs: /^mp3$/ },
-  wav: { demuxer: 'wav', codecs: /^pcm_/ },
-  m4a: { demuxer: 'mov,mp4,m4a,3gp,3g2,mj2', codecs: /^(aac|alac)$/ },
-  flac: { demuxer: 'flac', codecs: /^flac$/ },
-  ogg: { demuxer: 'ogg', codecs: /^(vorbis|opus)$/ },
-  webm: { demuxer: 'matroska,webm', codecs: /^(opus|vorbis)$/ },
+/** How each accepted format looks to ffprobe (its demuxer's name and the audio codecs it may hold), and its container's name. */
+const FORMATS: Record<AudioFormat, { demuxer: string; codecs: RegExp; container: string }> = {
+  mp3: { demuxer: 'mp3', codecs: /^mp3$/, container: 'an MP3' },
+  wav: { demuxer: 'wav', codecs: /^pcm_/, container: 'a WAV' },
+  m4a: { demuxer: 'mov,mp4,m4a,3gp,3g2,mj2', codecs: /^(aac|alac)$/, container: 'an MP4' },
+  flac: { demuxer: 'flac', codecs: /^flac$/, container: 'a FLAC' },
+  ogg: { demuxer: 'ogg', codecs: /^(vorbis|opus)$/, container: 'an Ogg' },
+  webm: { demuxer: 'matroska,webm', codecs: /^(opus|vorbis)$/, container: 'a WebM' },
 };
 
 /** ffprobe's warnings that mean the file ends before its own header says it does. */
@@ -229,7 +229,10 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
   if (audio === undefined) throw unsupportedAudio('it contains no audio stream');
   const codec = audio.codec_name ?? 'unknown';
   const format = candidates.find((candidate) => FORMATS[candidate].demuxer === demuxer && FORMATS[candidate].codecs.test(codec));
-  if (format === undefined) throw unsupportedAudio(`it holds ${codec} audio in a ${demuxer} container`);
+  if (format === undefined) {
+    const container = Object.values(FORMATS).find((known) => known.demuxer === demuxer)?.container ?? `a ${demuxer}`;
+    throw unsupportedAudio(`it holds ${codec} audio in ${container} container`);
+  }
   const stated = Number(report.format?.duration);
   return { format, statedSeconds: Number.isFinite(stated) && !ESTIMATED_DURATION.test(result.stderr) ? stated : undefined };
 }
