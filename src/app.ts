@@ -206,7 +206,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   mastra.setServerMiddleware([
     { path: '*', handler: accessLog },
     { path: '*', handler: readTimeouts(config.server) },
-    { path: '*', handler: optionsThrough(routeGate) },
+    { path: '*', handler: optionsThrough(routeGate, traceId) },
   ]);
   return {
     mastra,

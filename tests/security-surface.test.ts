@@ -365,6 +365,7 @@ describe('CORS', () => {
       const unknown = await service.app.request('/nope', { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' } });
       expect(unknown.status).toBe(404);
       expect(await unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+      expect(unknown.headers.get('x-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
       const plain = await service.app.request('/threads', { method: 'OPTIONS' });
       expect(plain.status).toBe(405);
       expect(plain.headers.get('allow')).toBe('GET');

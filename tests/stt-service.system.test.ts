@@ -209,6 +209,25 @@ describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload
   });
 });
 
+describe('audio whose container states a length over STT_MAX_AUDIO_SECONDS', () => {
+  it('is refused before it is decoded: a service without ffmpeg refuses it as too long, not as unable to decode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'companion-path-'));
+    symlinkSync(execFileSync('which', ['ffprobe'], { encoding: 'utf8' }).trim(), join(dir, 'ffprobe'));
+    const started = await startService({ STT_PROVIDER: 'openai', STT_BASE_URL: standIn.baseURL, OPENAI_API_KEY: 'k', DATABASE_URL: 'none', STT_MAX_AUDIO_SECONDS: '1', PATH: dir });
+    try {
+      const form = new FormData();
+      form.append('audio', new File([new Uint8Array(await audio.read('memo.m4a'))], 'memo.m4a'));
+      const response = await fetch(`${started.url}/stt`, { method: 'POST', body: form });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', details: { maxSeconds: 1 } });
+      expect(standIn.requests).toEqual([]);
+    } finally {
+      await started.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the local engine in a service stopped with SIGTERM', () => {
   it('leaves none of its temporary files behind (its vocabulary model is written on first use)', async () => {
     await requireSpeechTools();

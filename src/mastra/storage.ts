@@ -15,16 +15,21 @@ import { DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
 const STORE_ID = 'companion-store';
 
 /**
- * How long the service waits for PostgreSQL to connect, or to answer one statement, before it takes the database
- * for unreachable; the same bound for every connection the service opens to it (the store, the turn lock, the
- * rate limits). A database that answers does so in milliseconds (a thread read, a message write, a lock try); one
- * that has hung (it accepts connections, then says nothing) would otherwise hold each request until Mastra's
- * handler timeout (180 s). Not a setting: it bounds a wait for an answer, not how much work a request may do.
+ * How long the service waits for PostgreSQL to connect, or to answer one of its short statements (a lock try, a
+ * rate-limit count), before it takes the database for unreachable. A database that answers does so in
+ * milliseconds; one that has hung (it accepts connections, then says nothing) would otherwise hold each request
+ * until Mastra's handler timeout. Not a setting: it bounds a wait for an answer, not work.
  */
 export const POSTGRES_WAIT_MS = 2_000;
 
 /** `pg` client and pool options that bound a connection and each of its statements by `POSTGRES_WAIT_MS`. */
 export const POSTGRES_TIMEOUTS = { connectionTimeoutMillis: POSTGRES_WAIT_MS, query_timeout: POSTGRES_WAIT_MS };
+
+/**
+ * The store's statements do real work too (its tables and indexes at start-up, a long thread's deletion), so one
+ * may take longer than a wait for an answer; a hung database is still told by its connection (`POSTGRES_WAIT_MS`).
+ */
+const STORE_STATEMENT_MS = 30_000;
 
 /** The size Mastra gives a pool it builds itself. */
 const POSTGRES_POOL_SIZE = 20;
@@ -61,13 +66,13 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
 }
 
 /**
- * A `PostgresStore` whose connections and statements are bounded in time (`POSTGRES_TIMEOUTS`). Built from a
+ * A `PostgresStore` whose connections and statements are bounded in time. Built from a
  * connection string, the store's own pool takes neither bound (only its size, idle timeout and TLS pass through),
  * so it is given a pool built here; a store leaves a pool it was given open, so this one closes it.
  */
 class BoundedPostgresStore extends PostgresStore {
   constructor(connectionString: string) {
-    super({ id: STORE_ID, pool: new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, ...POSTGRES_TIMEOUTS }) });
+    super({ id: STORE_ID, pool: new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, connectionTimeoutMillis: POSTGRES_WAIT_MS, query_timeout: STORE_STATEMENT_MS }) });
     // As for the pool the store builds itself: a client dropped while idle is discarded, and must not crash the process.
     this.pool.on('error', (error) => this.logger.warn('PostgresStore: idle pool client error', { error: error.message }));
   }

@@ -47,9 +47,14 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
 }
 
+/** The names of the request's query parameters, each once. */
+export function queryParameterNames(c: Context): string[] {
+  return [...new Set(new URL(c.req.url).searchParams.keys())];
+}
+
 /** Every field is in the body: a `threadId` or `resourceId` put in the URL instead would be a stateless turn. */
 function refuseQuery(c: Context) {
-  const refused = [...new Set(new URL(c.req.url).searchParams.keys())];
+  const refused = queryParameterNames(c);
   if (refused.length > 0) throw invalidRequest(`The agent routes take no query parameters; send them in the body: ${refused.join(', ')}`, { field: 'query', refused });
 }
 

@@ -40,7 +40,8 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
   const onError = (error: Error, c: Context): Response => {
     const apiError = toApiError(error, c.req.path);
     logFailure(c, apiError);
-    return jsonResponse(apiError);
+    // Through the context, so the headers set before the failure (the trace id) stay on the answer.
+    return c.json(errorBody(apiError, options), apiError.status as 400, apiError.headers);
   };
 
   const onValidationError: ValidationErrorHook = (error, context) => {

@@ -19,7 +19,7 @@ import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
-import { readJsonBody } from './agent-call.ts';
+import { queryParameterNames, readJsonBody } from './agent-call.ts';
 import { replaceJsonBody } from './response-body.ts';
 import { dropConnection } from './client-connection.ts';
 import { settle, type StreamTiming } from './spec-stream.ts';
@@ -104,7 +104,7 @@ const NATIVE_QUERY_PARAMETERS = new Set(['requestContext']);
 
 /** So a query parameter could set what the body may not (`?instructions=`, `?model=`, `?runId=`): only the voice's context passes. */
 function checkQuery(c: Context) {
-  refuseOthers({ field: 'query', named: 'The query' }, new Set(new URL(c.req.url).searchParams.keys()), NATIVE_QUERY_PARAMETERS);
+  refuseOthers({ field: 'query', named: 'The query' }, queryParameterNames(c), NATIVE_QUERY_PARAMETERS);
 }
 
 /** A 400 naming every one of `names` that is not `allowed` in `field` (called `named` in the message). */

@@ -27,8 +27,10 @@ export function subjectOf(claims: Claims): string | undefined {
  * defaults, which take any HMAC algorithm the secret can sign (HS384, HS512 too) and a token that never expires.
  */
 class Hs256Auth extends MastraJwtAuth {
+  readonly #key = new TextEncoder().encode(this.secret);
+
   override async authenticateToken(token: string): Promise<JWTPayload> {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(this.secret), { algorithms: ['HS256'], requiredClaims: REQUIRED_CLAIMS });
+    const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], requiredClaims: REQUIRED_CLAIMS });
     return payload;
   }
 }

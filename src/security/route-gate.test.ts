@@ -32,6 +32,7 @@ describe('createRouteGate in production', () => {
     const preflight = (path: string, method: string) => app.request(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': method } });
     expect((await preflight('/api/agents/companionAgent/generate', 'POST')).status).toBe(200);
     expect((await preflight('/threads/t-1', 'patch')).status).toBe(200);
+    expect((await preflight('/threads', 'HEAD')).status).toBe(200);
     expect((await preflight('/threads', 'DELETE')).status).toBe(405);
     expect((await preflight('/api/v1/responses', 'POST')).status).toBe(404);
     const plain = await app.request('/threads', { method: 'OPTIONS' });

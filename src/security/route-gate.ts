@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { methodNotAllowed, routeNotFound } from '../contract/errors.ts';
+import { SPEC_PATHS } from '../contract/paths.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 
 /**
@@ -32,7 +33,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   // SPEC, and Mastra's native protocol for its own clients on the same paths (see agent-routes.ts).
   { method: 'POST', path: `${AGENT_PATH}/generate` },
   { method: 'POST', path: `${AGENT_PATH}/stream` },
-  { method: 'POST', path: '/stt' },
+  { method: 'POST', path: SPEC_PATHS.stt },
   { method: 'GET', path: '/threads' },
   { method: 'GET', path: '/threads/:threadId' },
   { method: 'PATCH', path: '/threads/:threadId' },
@@ -99,11 +100,10 @@ export function createRouteGate(options: RouteGateOptions): MiddlewareHandler {
   };
 }
 
-/** HEAD is answered by the GET route, as Hono does; a CORS preflight is judged as the request it announces. */
+/** A CORS preflight is judged as the request it announces; HEAD is answered by the GET route, as Hono does. */
 function routedMethod(method: string, preflightFor: string | undefined): string {
-  if (method === 'HEAD') return 'GET';
-  if (method === 'OPTIONS' && preflightFor) return preflightFor.toUpperCase();
-  return method;
+  const announced = method === 'OPTIONS' && preflightFor ? preflightFor.toUpperCase() : method;
+  return announced === 'HEAD' ? 'GET' : announced;
 }
 
 /**
@@ -111,6 +111,12 @@ function routedMethod(method: string, preflightFor: string | undefined): string 
  * of the gate): run before it, this puts OPTIONS requests through the gate. A preflight for a served route passes
  * on to CORS; any other OPTIONS is the gate's 404 or 405.
  */
-export function optionsThrough(gate: MiddlewareHandler): MiddlewareHandler {
-  return (c, next) => (c.req.method === 'OPTIONS' ? gate(c, next) : next());
+export function optionsThrough(gate: MiddlewareHandler, traceId: MiddlewareHandler): MiddlewareHandler {
+  // With the trace id every other answer of the gate carries (and so its access line).
+  return (c, next) =>
+    c.req.method === 'OPTIONS'
+      ? traceId(c, async () => {
+          await gate(c, next);
+        })
+      : next();
 }

@@ -230,7 +230,7 @@ async function containedFormat(path: string, candidates: AudioFormat[], signal?:
   const codec = audio.codec_name ?? 'unknown';
   const format = candidates.find((candidate) => FORMATS[candidate].demuxer === demuxer && FORMATS[candidate].codecs.test(codec));
   if (format === undefined) {
-    const container = Object.values(FORMATS).find((known) => known.demuxer === demuxer)?.container ?? `a ${demuxer}`;
+    const container = Object.values(FORMATS).find((known) => known.demuxer === demuxer)?.container ?? `${/^[aeiou]/i.test(demuxer) ? 'an' : 'a'} ${demuxer}`;
     throw unsupportedAudio(`it holds ${codec} audio in ${container} container`);
   }
   const stated = Number(report.format?.duration);
