@@ -1,6 +1,6 @@
 import { MastraClient } from '@mastra/client-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATE, STREAM, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
+import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
@@ -106,6 +106,22 @@ it("keeps a native client out of another user's thread, and its reply carries no
   for (const call of [own, ...own.steps]) {
     expect(Object.keys(call.request)).toEqual(['body']);
     expect(call.response).not.toHaveProperty('body');
+  }
+});
+
+it("keeps the model server's cookies out of a native reply and every native stream frame, in both modes", async () => {
+  for (const mode of ['production', 'development'] as const) {
+    await withApp({ SERVER_MODE: mode }, async (service) => {
+      service.model.replyHeaders = { 'set-cookie': 'session=UPSTREAM-COOKIE; Path=/', 'x-request-id': 'req-1' };
+      const weather = { toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] };
+      service.model.script(weather, { text: 'Mild.' }, weather, { text: 'Mild.' });
+      const generated = await (await service.post(GENERATE, { messages: 'Hi' }, { 'x-mastra-client-type': 'client-js' })).text();
+      const streamed = await (await service.post(STREAM, { messages: 'Hi' }, { 'x-mastra-client-type': 'client-js' })).text();
+      for (const reply of [generated, streamed]) {
+        expect(reply, mode).not.toContain('UPSTREAM-COOKIE');
+        expect(reply, mode).toContain('req-1');
+      }
+    });
   }
 });
 

@@ -140,7 +140,7 @@ function memoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource
 
 interface ModelCall {
   request?: { body?: unknown };
-  response?: { headers?: Record<string, string>; body?: unknown };
+  response?: { body?: unknown };
 }
 
 interface NativeGenerateReply extends ModelCall {
@@ -149,9 +149,10 @@ interface NativeGenerateReply extends ModelCall {
 
 /**
  * What leaves after Mastra's stock handler: errors reduced to `{message, code}`
- * in the generate reply and in every stream frame, and, outside development,
- * the generate reply's model calls shown as SPEC's are (the request's redacted
- * body, the response without its raw body or cookies). The turn ends
+ * and the model server's cookies dropped, in the generate reply and in every
+ * stream frame, and, outside development, the generate reply's model calls
+ * shown as SPEC's are (the request's redacted body, the response without its
+ * raw body). The turn ends
  * with the answer: a stream's once its last frame has gone (Mastra has stored
  * the turn by then) or its client has left; a stopped generate answers why it
  * stopped, as SPEC's does.
@@ -163,7 +164,7 @@ export async function sanitizeNativeAnswer(c: Context, options: NativeCallOption
     const reason = turn.stopped();
     if (reason) throw reason;
     if (c.res.status === 200 && contentType.startsWith('application/json')) {
-      const reply = withoutErrorDetails(await c.res.json(), false) as NativeGenerateReply;
+      const reply = withoutUpstreamDetails(await c.res.json(), false) as NativeGenerateReply;
       replaceJsonBody(c, 200, options.mode === 'production' ? redactedReply(reply) : reply);
     }
   } finally {
@@ -177,7 +178,7 @@ function redactedReply(reply: NativeGenerateReply) {
 
 function redactedModelCall<T extends ModelCall>(call: T): T {
   const { body: _rawAnswer, ...response } = call.response ?? {};
-  return { ...call, request: clientModelRequest(call.request), response: call.response && { ...response, headers: withoutCookies(response.headers ?? {}) } };
+  return { ...call, request: clientModelRequest(call.request), response: call.response && response };
 }
 
 /**
@@ -234,7 +235,7 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number): v
 
 function sanitizedFrame(frame: string): string {
   if (!frame.startsWith('data: {')) return frame;
-  return `data: ${JSON.stringify(withoutErrorDetails(JSON.parse(frame.slice('data: '.length)), false))}`;
+  return `data: ${JSON.stringify(withoutUpstreamDetails(JSON.parse(frame.slice('data: '.length)), false))}`;
 }
 
 /**
@@ -242,15 +243,21 @@ function sanitizedFrame(frame: string): string {
  * `tool-error`, an error part of a UI message): message, stack, URL, the model
  * request with the prompt. Each `error` value becomes `{message, code}`: under
  * a `tool-error`, the tool's own message as the model was told it; elsewhere
- * the classified failure.
+ * the classified failure. And it repeats the model server's response headers
+ * in every step and finish (`headers`), cookies included, which belong to the
+ * service's connection to the model: they go, in every mode.
  */
-function withoutErrorDetails(value: unknown, fromTool: boolean): unknown {
-  if (Array.isArray(value)) return value.map((item) => withoutErrorDetails(item, fromTool));
+function withoutUpstreamDetails(value: unknown, fromTool: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutUpstreamDetails(item, fromTool));
   if (!value || typeof value !== 'object') return value;
   const underTool = fromTool || (value as { type?: unknown }).type === 'tool-error';
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, key === 'error' && item ? safeError(item, underTool) : withoutErrorDetails(item, underTool)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutUpstreamDetail(key, item, underTool)]));
+}
+
+function withoutUpstreamDetail(key: string, item: unknown, underTool: boolean): unknown {
+  if (key === 'error' && item) return safeError(item, underTool);
+  if (key === 'headers' && item && typeof item === 'object' && !Array.isArray(item)) return withoutCookies(item as Record<string, string>);
+  return withoutUpstreamDetails(item, underTool);
 }
 
 function safeError(error: unknown, fromTool: boolean) {
