@@ -74,6 +74,21 @@ describe('a database that accepts connections but never answers', () => {
   });
 });
 
+describe('a database that never answers, and a turn whose time runs out first', () => {
+  it('answers the turn timeout, not the unreachable store', async () => {
+    const database = await startSilentDatabase();
+    try {
+      await withApp({ DATABASE_URL: database.url, MODEL_TIMEOUT_MS: '500' }, async (h) => {
+        const response = await h.post(GENERATE, { ...userSays('Hi'), threadId: 't1', resourceId: 'u1' });
+        expect(response.status).toBe(504);
+        expect(await response.json()).toMatchObject({ code: 'MODEL_ERROR', details: { timeout: 'turn', timeoutMs: 500 } });
+      });
+    } finally {
+      await database.close();
+    }
+  });
+});
+
 describe('a store slower than the turn', () => {
   it.each([
     ['SPEC /generate', GENERATE, {}],

@@ -80,6 +80,8 @@ export class PostgresTurnLock implements TurnLock {
       signal.throwIfAborted();
       const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, name]).catch(
         (error: unknown) => {
+          // A turn stopped while it waited (its time ran out, its client left) says so.
+          signal.throwIfAborted();
           // The store a stored turn needs is unreachable: the same answer as for its messages.
           throw memoryNotInitialized(error);
         },
