@@ -20,6 +20,11 @@ describe('titleFrom', () => {
     expect(titleFrom([{ role: 'user', content: 'x'.repeat(60) }])).toBe('x'.repeat(60));
   });
 
+  it('counts characters, not UTF-16 units: a cut never splits an emoji', () => {
+    expect(titleFrom([{ role: 'user', content: '😀'.repeat(60) }])).toBe('😀'.repeat(60));
+    expect(titleFrom([{ role: 'user', content: '😀'.repeat(70) }])).toBe(`${'😀'.repeat(59)}…`);
+  });
+
   it('falls back to the first message without a user message, and names an empty conversation', () => {
     expect(titleFrom([{ role: 'assistant', content: 'Welcome back' }])).toBe('Welcome back');
     expect(titleFrom([])).toBe('New conversation');

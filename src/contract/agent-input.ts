@@ -30,9 +30,11 @@ const TITLE_LENGTH = 60;
 export function titleFrom(messages: SpecMessage[]): string {
   const firstUser = messages.find((m) => m.role === 'user') ?? messages[0];
   const text = (firstUser ? contentText(firstUser.content) : '').replace(/\s+/g, ' ').trim();
-  if (text.length <= TITLE_LENGTH) return text || 'New conversation';
+  // Counted in characters (code points), so a cut never splits one (an emoji is two UTF-16 units).
+  const characters = Array.from(text);
+  if (characters.length <= TITLE_LENGTH) return text || 'New conversation';
   // The ellipsis is one of the 60.
-  const cut = text.slice(0, TITLE_LENGTH - 1);
+  const cut = characters.slice(0, TITLE_LENGTH - 1).join('');
   const lastSpace = cut.lastIndexOf(' ');
   return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
 }
