@@ -1,6 +1,6 @@
 import { MastraError } from '@mastra/core/error';
 import type { MastraDBMessage } from '@mastra/core/memory';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { eventsOf, readFrames } from './fixtures/sse.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
@@ -43,49 +43,43 @@ describe('memory switched off or unreachable', () => {
 });
 
 describe('a database that accepts connections but never answers', () => {
-  it('requests that need memory get MEMORY_NOT_INITIALIZED within seconds, stateless ones work', async () => {
-    const database = await startSilentDatabase();
-    try {
-      await withApp({ DATABASE_URL: database.url, MODEL_TIMEOUT_MS: '5000' }, async (h) => {
-        h.model.script({ text: 'Stateless is fine.' });
-        expect((await h.post(GENERATE, userSays('Hi'))).status).toBe(200);
-
-        const started = performance.now();
-        const responses = await Promise.all([
-          h.post(GENERATE, { ...userSays('Hi'), resourceId: 'u1' }),
-          h.post(STREAM, { ...userSays('Hi'), threadId: 't1', resourceId: 'u1' }),
-          h.get('/threads?resourceId=u1'),
-        ]);
-        // Before the turn's own bound (MODEL_TIMEOUT_MS): the store's bound answered, not the turn's.
-        expect(performance.now() - started).toBeLessThan(5000);
-        for (const response of responses) {
-          expect(response.status).toBe(500);
-          expect(await response.json()).toEqual({
-            error: 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.',
-            code: 'MEMORY_NOT_INITIALIZED',
-            details: {},
-          });
-        }
-        expect(h.model.requests).toHaveLength(1);
-      });
-    } finally {
-      await database.close();
-    }
+  let database: Awaited<ReturnType<typeof startSilentDatabase>>;
+  beforeAll(async () => {
+    database = await startSilentDatabase();
   });
-});
+  afterAll(() => database.close());
 
-describe('a database that never answers, and a turn whose time runs out first', () => {
-  it('answers the turn timeout, not the unreachable store', async () => {
-    const database = await startSilentDatabase();
-    try {
-      await withApp({ DATABASE_URL: database.url, MODEL_TIMEOUT_MS: '500' }, async (h) => {
-        const response = await h.post(GENERATE, { ...userSays('Hi'), threadId: 't1', resourceId: 'u1' });
-        expect(response.status).toBe(504);
-        expect(await response.json()).toMatchObject({ code: 'MODEL_ERROR', details: { timeout: 'turn', timeoutMs: 500 } });
-      });
-    } finally {
-      await database.close();
-    }
+  it('requests that need memory get MEMORY_NOT_INITIALIZED within seconds, stateless ones work', async () => {
+    await withApp({ DATABASE_URL: database.url, MODEL_TIMEOUT_MS: '5000' }, async (h) => {
+      h.model.script({ text: 'Stateless is fine.' });
+      expect((await h.post(GENERATE, userSays('Hi'))).status).toBe(200);
+
+      const started = performance.now();
+      const responses = await Promise.all([
+        h.post(GENERATE, { ...userSays('Hi'), resourceId: 'u1' }),
+        h.post(STREAM, { ...userSays('Hi'), threadId: 't1', resourceId: 'u1' }),
+        h.get('/threads?resourceId=u1'),
+      ]);
+      // Before the turn's own bound (MODEL_TIMEOUT_MS): the store's bound answered, not the turn's.
+      expect(performance.now() - started).toBeLessThan(5000);
+      for (const response of responses) {
+        expect(response.status).toBe(500);
+        expect(await response.json()).toEqual({
+          error: 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.',
+          code: 'MEMORY_NOT_INITIALIZED',
+          details: {},
+        });
+      }
+      expect(h.model.requests).toHaveLength(1);
+    });
+  });
+
+  it('a turn whose time runs out first answers its timeout, not the unreachable store', async () => {
+    await withApp({ DATABASE_URL: database.url, MODEL_TIMEOUT_MS: '500' }, async (h) => {
+      const response = await h.post(GENERATE, { ...userSays('Hi'), threadId: 't1', resourceId: 'u1' });
+      expect(response.status).toBe(504);
+      expect(await response.json()).toMatchObject({ code: 'MODEL_ERROR', details: { timeout: 'turn', timeoutMs: 500 } });
+    });
   });
 });
 

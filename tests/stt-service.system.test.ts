@@ -179,6 +179,12 @@ describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload
     return dir;
   }
 
+  async function postMemo(url: string) {
+    const form = new FormData();
+    form.append('audio', new File([new Uint8Array(await audio.read('memo.m4a'))], 'memo.m4a'));
+    return fetch(`${url}/stt`, { method: 'POST', body: form });
+  }
+
   it.each([
     { engine: 'openai', programs: [], missing: 'ffprobe' },
     { engine: 'openai', programs: ['ffprobe'], missing: 'ffmpeg' },
@@ -191,9 +197,7 @@ describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload
     const started = await startService(env);
     try {
       const ready = await fetch(`${started.url}/ready`);
-      const form = new FormData();
-      form.append('audio', new File([new Uint8Array(await audio.read('memo.m4a'))], 'memo.m4a'));
-      const transcription = await fetch(`${started.url}/stt`, { method: 'POST', body: form });
+      const transcription = await postMemo(started.url);
 
       const error = `Speech-to-text needs \`${missing}\`, which is not installed: run \`apt-get install -y ffmpeg\`.`;
       const { status, checks } = await ready.json();
@@ -207,23 +211,18 @@ describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload
       rmSync(path, { recursive: true, force: true });
     }
   });
-});
 
-describe('audio whose container states a length over STT_MAX_AUDIO_SECONDS', () => {
-  it('is refused before it is decoded: a service without ffmpeg refuses it as too long, not as unable to decode', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'companion-path-'));
-    symlinkSync(execFileSync('which', ['ffprobe'], { encoding: 'utf8' }).trim(), join(dir, 'ffprobe'));
-    const started = await startService({ STT_PROVIDER: 'openai', STT_BASE_URL: standIn.baseURL, OPENAI_API_KEY: 'k', DATABASE_URL: 'none', STT_MAX_AUDIO_SECONDS: '1', PATH: dir });
+  it('refuses audio whose container states a length over STT_MAX_AUDIO_SECONDS before decoding it: as too long, not as undecodable without ffmpeg', async () => {
+    const path = pathWith(['ffprobe']);
+    const started = await startService({ STT_PROVIDER: 'openai', STT_BASE_URL: standIn.baseURL, OPENAI_API_KEY: 'k', DATABASE_URL: 'none', STT_MAX_AUDIO_SECONDS: '1', PATH: path });
     try {
-      const form = new FormData();
-      form.append('audio', new File([new Uint8Array(await audio.read('memo.m4a'))], 'memo.m4a'));
-      const response = await fetch(`${started.url}/stt`, { method: 'POST', body: form });
+      const response = await postMemo(started.url);
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', details: { maxSeconds: 1 } });
       expect(standIn.requests).toEqual([]);
     } finally {
       await started.stop();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(path, { recursive: true, force: true });
     }
   });
 });

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse } from '../contract/generate-response.ts';
 import { CLIENT_GONE, toApiError } from '../contract/errors.ts';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import { SPEC_PATHS } from '../contract/paths.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
 import type { Turn } from '../threads/turn.ts';
@@ -26,8 +26,6 @@ import './context.ts';
  */
 export const NATIVE_CLIENT_HEADER = 'x-mastra-client-type';
 export const THREAD_HEADER = 'x-thread-id';
-
-const AGENT_PATH = `/api/agents/${COMPANION_AGENT_ID}`;
 
 /**
  * Only POST gets here: the route gate answers other methods with 405. A native
@@ -60,8 +58,8 @@ export interface AgentRouteOptions {
 
 export function createAgentRoutes(routeOptions: AgentRouteOptions) {
   return [
-    { path: `${AGENT_PATH}/generate`, handler: agentRoute((c) => generate(c, routeOptions), routeOptions) },
-    { path: `${AGENT_PATH}/stream`, handler: agentRoute((c) => stream(c, routeOptions), routeOptions) },
+    { path: SPEC_PATHS.generate, handler: agentRoute((c) => generate(c, routeOptions), routeOptions) },
+    { path: SPEC_PATHS.stream, handler: agentRoute((c) => stream(c, routeOptions), routeOptions) },
   ];
 }
 

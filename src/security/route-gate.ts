@@ -2,7 +2,6 @@ import type { MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { methodNotAllowed, routeNotFound } from '../contract/errors.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 
 /**
  * @module Which routes the server answers. Mastra registers ~420 framework
@@ -27,12 +26,10 @@ export interface PublicRoute {
   path: string;
 }
 
-const AGENT_PATH = `/api/agents/${COMPANION_AGENT_ID}`;
-
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   // SPEC, and Mastra's native protocol for its own clients on the same paths (see agent-routes.ts).
-  { method: 'POST', path: `${AGENT_PATH}/generate` },
-  { method: 'POST', path: `${AGENT_PATH}/stream` },
+  { method: 'POST', path: SPEC_PATHS.generate },
+  { method: 'POST', path: SPEC_PATHS.stream },
   { method: 'POST', path: SPEC_PATHS.stt },
   { method: 'GET', path: '/threads' },
   { method: 'GET', path: '/threads/:threadId' },
