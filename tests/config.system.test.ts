@@ -37,6 +37,12 @@ describe('configuration', () => {
     }
   });
 
+  it('stops start-up with one line naming PORT/HOST when HOST is a name no name server knows (exit code 1)', async () => {
+    const { code, output } = await runServiceToExit({ HOST: 'no-such-host.invalid', PORT: '4111', DATABASE_URL: 'none' });
+    expect(code).toBe(1);
+    expect(output.trim()).toBe('PORT/HOST: no-such-host.invalid:4111 names a host that cannot be found');
+  });
+
   it('starts with the empty values a copied .env.example or compose gives: empty means the default, for the AI SDK too', async () => {
     // @ai-sdk/openai reads OPENAI_BASE_URL itself as it loads, and refused an empty one: the process exited with a stack.
     const service = await startService({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: '', STT_BASE_URL: '', DATABASE_URL: tempDatabaseUrl() });
