@@ -118,6 +118,10 @@ describe('the SPEC agent routes', () => {
     expect(document.components.schemas.ErrorBody.properties.code.enum).toEqual(expect.arrayContaining([
       'TOOL_EXECUTION_FAILED', 'MEMORY_NOT_INITIALIZED', 'INVALID_REQUEST', 'RATE_LIMITED', 'MODEL_ERROR', 'AUDIO_PROCESSING_ERROR',
     ]));
+    // A failed tool is a tool-result with isError on both routes, never an HTTP error.
+    for (const route of ['generate', 'stream']) {
+      expect(document.paths[`/api/agents/companionAgent/${route}`].post.responses['500'].description).not.toContain('TOOL_EXECUTION_FAILED');
+    }
   });
 
   it('documents the request body the routes validate: what it accepts passes, what they reject fails', async () => {
