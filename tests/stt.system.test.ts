@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/contract/errors.ts';
+import { ApiError, retryAfterHeader } from '../src/contract/errors.ts';
 import { sttResponse } from '../src/contract/stt.ts';
 import type { SttEngine } from '../src/stt/engine.ts';
 import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
@@ -223,7 +223,7 @@ function pcmBytesIn(dir: string): number {
 
 describe('engine failures', () => {
   it('carry their status and code, with Retry-After for a rate limit', async () => {
-    route.recorder.answerWith(new ApiError(429, 'RATE_LIMITED', 'Slow down.', { retryAfterSeconds: 12 }));
+    route.recorder.answerWith(new ApiError(429, 'RATE_LIMITED', 'Slow down.', { retryAfterSeconds: 12 }, undefined, retryAfterHeader(12)));
 
     const response = await postStt(route.target, audioForm(await audio.read('speech.wav'), 'speech.wav'));
 

@@ -240,17 +240,26 @@ export function upstreamRetryAfterMs(call: UpstreamAnswer): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
+/** The upstream's wait in whole seconds, as a 429 passes it on. */
+export function upstreamRetryAfterSeconds(call: UpstreamAnswer | undefined): number | undefined {
+  const waitMs = call && upstreamRetryAfterMs(call);
+  return waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+}
+
+/** The `Retry-After` header of a known wait: the same number as `details.retryAfterSeconds`. */
+export function retryAfterHeader(seconds: number | undefined): Record<string, string> {
+  return seconds === undefined ? {} : { 'retry-after': String(seconds) };
+}
+
 /** A 429 passes the upstream's wait on, whole seconds, as `details.retryAfterSeconds` and the `Retry-After` header. */
 function upstreamRateLimited(call: UpstreamAnswer | undefined) {
-  const waitMs = call && upstreamRetryAfterMs(call);
-  const retryAfterSeconds = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+  const retryAfterSeconds = upstreamRetryAfterSeconds(call);
   const message =
     retryAfterSeconds === undefined
       ? 'The language model is rate limiting requests; try again shortly.'
       : `The language model is rate limiting requests; try again in ${retryAfterSeconds} s.`;
   if (retryAfterSeconds === undefined) return new ApiError(429, 'RATE_LIMITED', message, { upstreamStatus: 429 });
-  const headers = { 'retry-after': String(retryAfterSeconds) };
-  return new ApiError(429, 'RATE_LIMITED', message, { upstreamStatus: 429, retryAfterSeconds }, undefined, headers);
+  return new ApiError(429, 'RATE_LIMITED', message, { upstreamStatus: 429, retryAfterSeconds }, undefined, retryAfterHeader(retryAfterSeconds));
 }
 
 function classifyAgentFailure(error: unknown): ApiError {

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AUDIO_FORMATS } from '../stt/engine.ts';
-import { ApiError, invalidRequest, type ErrorCode } from './errors.ts';
+import { ApiError, invalidRequest, retryAfterHeader, type ErrorCode } from './errors.ts';
 
 /** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it: 25 MiB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
@@ -144,15 +144,15 @@ export interface ProviderFailure {
  * URLs or request details. Its status is.
  */
 export function providerFailure({ status, retryAfterSeconds, cause }: ProviderFailure): ApiError {
-  const fail = (httpStatus: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}) =>
-    new ApiError(httpStatus, code, message, status === undefined ? details : { upstreamStatus: status, ...details }, cause);
+  const fail = (httpStatus: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}, headers = {}) =>
+    new ApiError(httpStatus, code, message, status === undefined ? details : { upstreamStatus: status, ...details }, cause, headers);
   if (status === undefined) return fail(500, 'AUDIO_PROCESSING_ERROR', 'The speech-to-text provider could not be reached.');
   if (status === 401 || status === 403) {
     return fail(500, 'AUDIO_PROCESSING_ERROR', 'The speech-to-text provider refused the API key: check STT_API_KEY (or OPENAI_API_KEY).');
   }
   if (status === 429) {
     const retry = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
-    return fail(429, 'RATE_LIMITED', 'The speech-to-text provider is rate limiting requests; try again shortly.', retry);
+    return fail(429, 'RATE_LIMITED', 'The speech-to-text provider is rate limiting requests; try again shortly.', retry, retryAfterHeader(retryAfterSeconds));
   }
   if (status === 400 || status === 415 || status === 422) return fail(400, 'INVALID_REQUEST', 'The speech-to-text provider could not use this audio file.');
   if (status === 413) return fail(413, 'INVALID_REQUEST', 'The audio file is larger than the speech-to-text provider accepts.');

@@ -81,9 +81,7 @@ async function transcribe(upload: ReceivedAudio, { engine, maxSeconds }: SttRout
 function errorResponse(c: Context, error: ApiError, isDevelopment: boolean): Response {
   // A client that hung up caused its own failure and reads no answer: nothing to log.
   if (!c.req.raw.signal.aborted) logFailure(c, error);
-  const retryAfter = error.details.retryAfterSeconds;
-  const headers: Record<string, string> = typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {};
-  return c.json(errorBody(error, { isDevelopment }), error.status as 400, headers);
+  return c.json(errorBody(error, { isDevelopment }), error.status as 400, error.headers);
 }
 
 const json = (schema: z.ZodType) => ({ 'application/json': { schema } });

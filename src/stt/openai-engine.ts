@@ -6,6 +6,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, RetryError, transcribe } from 'ai';
 import { readFile } from 'node:fs/promises';
+import { upstreamRetryAfterSeconds } from '../contract/errors.ts';
 import { providerFailure, toSttError } from '../contract/stt.ts';
 import type { SttEngine } from './engine.ts';
 import { probeReadiness } from './probe.ts';
@@ -63,17 +64,6 @@ function classify(error: unknown) {
   // After the last retry the SDK wraps the provider's answer in a RetryError.
   const failure = RetryError.isInstance(error) ? error.lastError : error;
   if (!APICallError.isInstance(failure)) return toSttError(error);
-  return providerFailure({ status: failure.statusCode, retryAfterSeconds: retryAfterSeconds(failure.responseHeaders), cause: error });
+  return providerFailure({ status: failure.statusCode, retryAfterSeconds: upstreamRetryAfterSeconds(failure), cause: error });
 }
 
-/** The provider's `retry-after-ms` or `retry-after` (seconds or an HTTP date), in whole seconds. */
-function retryAfterSeconds(headers: Record<string, string> | undefined): number | undefined {
-  const milliseconds = Number(headers?.['retry-after-ms']);
-  if (headers?.['retry-after-ms'] && Number.isFinite(milliseconds)) return Math.max(0, Math.ceil(milliseconds / 1000));
-  const value = headers?.['retry-after'];
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
