@@ -267,6 +267,24 @@ describe('rate limiting', () => {
     expect((await call(app, 'GET', '/threads', { token: dan })).status).toBe(200);
   });
 
+  it('answers a 401 and a 429 like every other error: with the stack under NODE_ENV=development only', async () => {
+    for (const nodeEnv of ['development', 'production']) {
+      const { app } = await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '1', NODE_ENV: nodeEnv }));
+      const unauthorized = await call(app, 'GET', '/threads', {});
+      expect(unauthorized.status).toBe(401);
+      expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer');
+      const token = await hs256({ sub: 'fay' }, { expiresIn: '1h' });
+      await call(app, 'GET', '/threads', { token });
+      const limited = await call(app, 'GET', '/threads', { token });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe(String((await limited.clone().json()).details.retryAfterSeconds));
+      for (const body of [await unauthorized.json(), await limited.json()]) {
+        if (nodeEnv === 'development') expect(body.stack, nodeEnv).toEqual(expect.stringContaining('ApiError'));
+        else expect(body, nodeEnv).not.toHaveProperty('stack');
+      }
+    }
+  });
+
   it('counts in process while the shared PostgreSQL store does not answer: turns that need no database go on, limited', async () => {
     const { app } = await openApp(configFor({ DATABASE_URL: `postgres://companion@127.0.0.1:${await freePort()}/down`, RATE_LIMIT_PER_MINUTE: '2' }));
     model.script({ text: 'One.' }, { text: 'Two.' });

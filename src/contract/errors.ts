@@ -75,7 +75,7 @@ export function fromZodError(error: z.ZodError, subject = 'request body') {
 }
 
 export function unauthorized(message: string) {
-  return new ApiError(401, 'UNAUTHORIZED', message);
+  return new ApiError(401, 'UNAUTHORIZED', message, {}, undefined, { 'www-authenticate': 'Bearer' });
 }
 
 export function forbiddenResource() {
@@ -85,7 +85,8 @@ export function forbiddenResource() {
 }
 
 export function rateLimited(retryAfterSeconds: number) {
-  return new ApiError(429, 'RATE_LIMITED', `Too many requests; try again in ${retryAfterSeconds} s.`, { retryAfterSeconds });
+  const message = `Too many requests; try again in ${retryAfterSeconds} s.`;
+  return new ApiError(429, 'RATE_LIMITED', message, { retryAfterSeconds }, undefined, retryAfterHeader(retryAfterSeconds));
 }
 
 export function bodyTooLarge(maxBytes: number) {

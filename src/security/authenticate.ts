@@ -8,7 +8,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { MastraAuthProvider } from '@mastra/core/server';
 import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
-import { errorBody, unauthorized } from '../contract/errors.ts';
+import { unauthorized } from '../contract/errors.ts';
 import { subjectOf } from './auth-provider.ts';
 import { bearerToken } from './bearer-token.ts';
 
@@ -30,8 +30,8 @@ export function authenticate({ provider, isPublicRequest = () => false }: Authen
     const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;
     if (!caller) {
       const reason = token ? 'The bearer token is invalid, expired or not signed by a trusted key.' : 'This route needs an Authorization: Bearer <token> header.';
-      c.header('WWW-Authenticate', 'Bearer');
-      return c.json(errorBody(unauthorized(reason), { isDevelopment: false }), 401);
+      // The service's error handler answers it, as every other failure (with its stack in development).
+      throw unauthorized(reason);
     }
     c.get('requestContext').set(MASTRA_RESOURCE_ID_KEY, caller);
     return next();

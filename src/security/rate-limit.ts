@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
-import { errorBody, rateLimited } from '../contract/errors.ts';
+import { rateLimited } from '../contract/errors.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
 import { callerOf } from './caller.ts';
 
@@ -60,7 +60,7 @@ export function rateLimit({ perMinute, trustProxy, store }: RateLimitOptions): M
     handler: (c) => {
       const resetTime = (c.get('rateLimit' as never) as { resetTime?: Date } | undefined)?.resetTime;
       const retryAfter = resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : WINDOW_MS / 1000;
-      return c.json(errorBody(rateLimited(retryAfter), { isDevelopment: false }), 429);
+      throw rateLimited(retryAfter);
     },
   });
 }
