@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, findProjectRoot, parseConfig } from '../mastra.config.ts';
-import { GENERATE, userSays, withApp } from './fixtures/app-harness.ts';
+import { GENERATE, STREAM, userSays, withApp } from './fixtures/app-harness.ts';
 
 const ROOT = '/srv/companion';
 const PROJECT_ROOT = join(import.meta.dirname, '..');
@@ -206,6 +206,19 @@ describe('without a model', () => {
       if (nodeEnv === 'development') expect(body.stack).toEqual(expect.stringContaining('ApiError'));
       else expect(body).not.toHaveProperty('stack');
       expect(h.model.requests).toHaveLength(0);
+    });
+  });
+
+  it('answers a native client (client-js, Studio) the same, on both routes, and opens no thread', async () => {
+    await withApp({ OPENAI_BASE_URL: '', OPENAI_API_KEY: '' }, async (h) => {
+      for (const path of [GENERATE, STREAM]) {
+        const response = await h.post(path, { messages: 'Hi', memory: { thread: 'native-no-model', resource: 'u-1' } }, { 'x-mastra-client-type': 'client-js' });
+        expect(response.status, path).toBe(500);
+        const body = await response.json();
+        expect(body.code, path).toBe('MODEL_ERROR');
+        expect(body.error, path).toContain('OPENAI_API_KEY');
+      }
+      expect((await (await h.get('/threads?resourceId=u-1')).json()).threads).toEqual([]);
     });
   });
 });

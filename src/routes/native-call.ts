@@ -2,7 +2,15 @@ import type { Context } from 'hono';
 import type { StorageThreadType } from '@mastra/core/memory';
 import { MASTRA_RESOURCE_ID_KEY, type RequestContext } from '@mastra/core/request-context';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
-import { CLIENT_GONE, clientTooSlow, fromSerializedFailure, fromZodError, invalidRequest, toolFailed } from '../contract/errors.ts';
+import {
+  CLIENT_GONE,
+  clientTooSlow,
+  fromSerializedFailure,
+  fromZodError,
+  invalidRequest,
+  MODEL_NOT_CONFIGURED,
+  toolFailed,
+} from '../contract/errors.ts';
 import { titleFrom } from '../contract/agent-input.ts';
 import {
   nativeAgentRequest,
@@ -38,6 +46,7 @@ import './context.ts';
  * has been sent whole.
  */
 export interface NativeCallOptions {
+  modelConfigured: boolean;
   mode: ServerMode;
   turns: TurnOptions;
   /** A client that leaves a frame unread this long is dropped, as on a SPEC stream. */
@@ -59,6 +68,8 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
     checkQuery(c);
     checkRequestContext(c);
   }
+  // As on the SPEC routes: the message that says how to configure one, and no thread opened for a turn that cannot run.
+  if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
   const context = c.get('requestContext');
