@@ -149,6 +149,14 @@ it("answers a model server's failure as a SPEC turn does: its 429 with the wait,
   expect(errors.map((chunk) => chunk.payload.error)).toEqual([{ message: 'The language model is rate limiting requests; try again in 30 s.', code: 'RATE_LIMITED' }]);
 });
 
+it('logs a native stream that fails after its 200 once, as a SPEC stream', async () => {
+  h.reset();
+  h.model.script({ error: { status: 500, message: 'The server had an error' } });
+  const stream = await (await h.post(STREAM, { messages: 'Hi' }, { 'x-mastra-client-type': 'client-js' })).text();
+  expect(stream).toContain('"type":"error"');
+  expect(h.loggedErrors().filter((message) => message === 'request failed')).toHaveLength(1);
+});
+
 /** HS256 tokens as `MASTRA_JWT_SECRET` makes the service expect them; the subject is the user. */
 const tokenFor = (sub: string) => hs256({ sub });
 const BOBS = { threadId: 'bob-diary', resourceId: 'bob' };

@@ -3,6 +3,7 @@ import type { StorageThreadType } from '@mastra/core/memory';
 import { MASTRA_RESOURCE_ID_KEY, type RequestContext } from '@mastra/core/request-context';
 import { isReservedRequestContextKey } from '@mastra/server/server-adapter';
 import {
+  type ApiError,
   CLIENT_GONE,
   clientTooSlow,
   fromSerializedFailure,
@@ -28,6 +29,7 @@ import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
 import { queryParameterNames, readJsonBody } from './agent-call.ts';
+import { logFailure } from './error-handler.ts';
 import { replaceJsonBody } from './response-body.ts';
 import { dropConnection } from './client-connection.ts';
 import { settle, type StreamTiming } from './spec-stream.ts';
@@ -202,16 +204,30 @@ function redactedModelCall<T extends ModelCall>(call: T): T {
  */
 function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number): void {
   let pending = '';
+  /** The run's failure, as its `error` frame reported it to the client. */
+  let failure: ApiError | undefined;
+  const sanitized = (frame: string) => {
+    if (!frame.startsWith('data: {')) return frame;
+    const chunk = JSON.parse(frame.slice('data: '.length));
+    if (chunk.type === 'error') failure ??= fromSerializedFailure(chunk.payload?.error);
+    return `data: ${JSON.stringify(withoutUpstreamDetails(chunk, false))}`;
+  };
   const frames = new TransformStream<string, string>({
     transform(chunk, controller) {
       const complete = (pending + chunk).split('\n\n');
       pending = complete.pop() ?? '';
-      for (const frame of complete) controller.enqueue(`${sanitizedFrame(frame)}\n\n`);
+      for (const frame of complete) controller.enqueue(`${sanitized(frame)}\n\n`);
     },
     flush(controller) {
-      if (pending) controller.enqueue(sanitizedFrame(pending));
+      if (pending) controller.enqueue(sanitized(pending));
     },
   });
+  // The client got the failure as a frame, after a 200: the log gets the line a JSON error gets (as a SPEC stream's).
+  const end = () => {
+    const reason = turn.stopped() ?? failure;
+    if (reason) logFailure(c, reason);
+    turn.end();
+  };
   const reader = c.res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(frames).pipeThrough(new TextEncoderStream()).getReader();
   let unread: NodeJS.Timeout | undefined;
   const stalled = () => {
@@ -232,21 +248,16 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number): v
       } catch (error) {
         controller.error(error);
       }
-      turn.end();
+      end();
     },
     async cancel() {
       clearTimeout(unread);
       turn.abort(CLIENT_GONE);
       await settle(reader);
-      turn.end();
+      end();
     },
   });
   c.res = new Response(body, c.res);
-}
-
-function sanitizedFrame(frame: string): string {
-  if (!frame.startsWith('data: {')) return frame;
-  return `data: ${JSON.stringify(withoutUpstreamDetails(JSON.parse(frame.slice('data: '.length)), false))}`;
 }
 
 /**
