@@ -113,6 +113,15 @@ describe('the development surface (npm run dev, for Studio)', () => {
     expect(service.model.requests).toHaveLength(1);
   });
 
+  it("checks the playground's ids as production does: an unsafe runId is a 400 before any work", async () => {
+    service.reset();
+    const studio = { 'x-mastra-client-type': 'studio' };
+    const response = await service.post(GENERATE, { messages: 'Hi', runId: 'run\r\nX-Injected: 1' }, studio);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', error: expect.stringContaining('runId') });
+    expect(service.model.requests).toHaveLength(0);
+  });
+
   it("reads a message typed in Studio (Mastra's send-message stores it as a signal) back as the user's", async () => {
     service.model.script({ text: 'Hello from the companion.' });
     const sent = await service.post('/api/agents/companionAgent/send-message', {

@@ -59,9 +59,10 @@ export function specMessagesOf(messages: unknown): SpecMessage[] {
   }));
 }
 
-/** Development (Studio's playground): Mastra's own body, with `memory` ids checked. */
+/** Development (Studio's playground): Mastra's own body, with its ids checked (they go into headers, logs and store keys). */
 export const playgroundAgentRequest = z.looseObject({
   memory: z.looseObject({ thread: safeId('memory.thread'), resource: safeId('memory.resource').optional() }).optional(),
+  runId: safeId('runId').optional(),
 });
 
 export type NativeMemory = z.infer<typeof nativeMemory>;
