@@ -1,4 +1,4 @@
-import { MastraClient } from '@mastra/client-js';
+import { MastraClient, RequestContext } from '@mastra/client-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
@@ -37,9 +37,10 @@ it('serves @mastra/client-js when it selects the native protocol through headers
 it('lets a native client choose the personality through the request context', async () => {
   h.model.script({ text: 'ok' });
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' } });
-  const agent = client.getAgent('companionAgent');
-  // client-js serialises a plain object; its types only name the class (of its own pinned core copy).
-  await agent.generate('Hi', { requestContext: { personality: 'guru' } } as unknown as Parameters<typeof agent.generate>[1]);
+  // As the README writes it: client-js's own RequestContext (it pins its own copy of @mastra/core), sent as an object.
+  const requestContext = new RequestContext();
+  requestContext.set('personality', 'guru');
+  await client.getAgent('companionAgent').generate('Hi', { requestContext });
   expect(h.model.requests[0].messages[0].content.startsWith('You are the Guru')).toBe(true);
 });
 
