@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
+import { fromZodError } from './errors.ts';
 import { safeId } from './ids.ts';
 import { INTERRUPTED_KEY } from '../mastra/processors/turn-journal.ts';
 
@@ -38,6 +39,12 @@ export const ownerQuery = z.object({
     .optional()
     .describe("The thread's owner: required without authentication; with it, the token's subject (another value is a 403)"),
 });
+
+/** The thread API with no owner (no token, no `resourceId`): answered as the query's own check would word it. */
+export function ownerRequired() {
+  const missing = new z.ZodError([{ code: 'custom', path: ['resourceId'], message: 'resourceId is required', input: undefined }]);
+  return fromZodError(missing, 'query parameters');
+}
 
 export const pageQuery = ownerQuery.extend({
   page: z.coerce.number().int().min(0).default(0),

@@ -13,6 +13,7 @@ import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import {
   messageList,
   ownerQuery,
+  ownerRequired,
   pageQuery,
   threadIdParam,
   threadList,
@@ -42,11 +43,7 @@ async function memoryOf(mastra: Mastra) {
 /** The owner the request acts for: the authenticated caller, else the `resourceId` query parameter. */
 function ownerOf(requestContext: RequestContext, resourceId: string | undefined): string {
   const owner = effectiveResourceId(callerOf(requestContext), resourceId);
-  if (!owner) {
-    throw invalidRequest('Invalid query parameters: resourceId: resourceId is required', {
-      issues: [{ path: 'resourceId', message: 'resourceId is required' }],
-    });
-  }
+  if (!owner) throw ownerRequired();
   return owner;
 }
 
