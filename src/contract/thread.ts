@@ -81,6 +81,11 @@ export function storedPersonality(thread: StorageThreadType): Personality {
   return isPersonality(personality) ? personality : DEFAULT_PERSONALITY;
 }
 
+/** A new thread's SPEC metadata as it is stored: created by this agent, its `createdAt` the record's. */
+export function newThreadMetadata({ personality, tags }: { personality?: Personality; tags?: string[] }, createdAt: Date) {
+  return { agentId: COMPANION_AGENT_ID, personality: personality ?? DEFAULT_PERSONALITY, createdAt: createdAt.toISOString(), tags: tags ?? [] };
+}
+
 export function toSpecThread(thread: StorageThreadType): SpecThread {
   const metadata = thread.metadata ?? {};
   return {

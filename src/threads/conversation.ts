@@ -9,7 +9,6 @@ import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { invalidRequest, memoryNotInitialized } from '../contract/errors.ts';
 import type { ConversationIds } from '../contract/shapes.ts';
 import { storedPersonality } from '../contract/thread.ts';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
 import { createOwnedThread, findThreadForTurn, updateThread } from './thread-service.ts';
 
@@ -43,16 +42,7 @@ export async function openConversation(memory: MastraMemory | undefined, request
   const existing = await findThreadForTurn(memory, id, resourceId, request.claimNewThread);
   const thread = existing
     ? await updateIfChanged(memory, existing, request)
-    : await createOwnedThread(memory, {
-        threadId: id,
-        resourceId,
-        title: request.title,
-        metadata: {
-          agentId: COMPANION_AGENT_ID,
-          personality: request.personality ?? DEFAULT_PERSONALITY,
-          tags: request.tags ?? [],
-        },
-      });
+    : await createOwnedThread(memory, { threadId: id, resourceId, title: request.title, personality: request.personality, tags: request.tags });
   return { personality: storedPersonality(thread), ids: { threadId: id, resourceId }, thread };
 }
 

@@ -7,6 +7,8 @@
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { CLIENT_GONE, memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
 import type { Release, TurnKey, TurnLock } from './turn-lock.ts';
+import { newThreadMetadata } from '../contract/thread.ts';
+import type { Personality } from '../mastra/agents/personalities.ts';
 
 async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
@@ -49,13 +51,12 @@ export async function getOwnedThread(memory: MastraMemory, threadId: string, res
 /** The record's `createdAt` and its SPEC metadata's `createdAt` are one instant (Mastra would stamp its own). */
 export function createOwnedThread(
   memory: MastraMemory,
-  thread: { threadId: string; resourceId: string; title: string; metadata: Record<string, unknown> },
+  thread: { threadId: string; resourceId: string; title: string; personality?: Personality; tags?: string[] },
 ) {
   const now = new Date();
-  const { threadId: id, resourceId, title, metadata } = thread;
-  return withStore(() =>
-    memory.saveThread({ thread: { id, resourceId, title, createdAt: now, updatedAt: now, metadata: { ...metadata, createdAt: now.toISOString() } } }),
-  );
+  const { threadId: id, resourceId, title } = thread;
+  const metadata = newThreadMetadata(thread, now);
+  return withStore(() => memory.saveThread({ thread: { id, resourceId, title, createdAt: now, updatedAt: now, metadata } }));
 }
 
 /** Changes the title and/or metadata fields given, keeping the rest of the thread's metadata. */
