@@ -87,6 +87,9 @@ export const PracticeSchema = z.enum([
   'meditation',
   'yoga',
   'silent retreat',
+  // Going there as a pilgrim: how the catalogue marks a pilgrimage destination filed under another kind
+  // (Mahabodhi is a temple, the Golden Temple a gurdwara); 'pilgrimage walk' is the journey on foot.
+  'pilgrimage',
   'pilgrimage walk',
   'hiking',
   'chanting',

@@ -143,6 +143,18 @@ describe('destination search: words', () => {
     expect(find('Hindu pilgrimage sites').total).toBe(find('Hindu pilgrimage').total);
   });
 
+  // The great pilgrimage destinations are temples, gurdwaras and stupas as often as "pilgrimage sites".
+  it.each([
+    ['Buddhist pilgrimage in India', ['mahabodhi-temple', 'mahaparinirvana-temple', 'sanchi', 'sarnath']],
+    ['Buddhist pilgrimage', ['mahabodhi-temple', 'lumbini', 'shwedagon-pagoda', 'temple-of-the-tooth']],
+    ['Sikh pilgrimage', ['golden-temple', 'hemkund-sahib', 'gurdwara-janam-asthan']],
+    ['Hindu pilgrimage sites in India', ['jagannath-temple', 'varanasi', 'kedarnath-temple']],
+    ["Bahá'í pilgrimage", ['shrine-of-the-bab']],
+    ['Shia pilgrimage in Iraq', ['imam-husayn-shrine', 'al-kadhimiya-mosque']],
+  ])('finds the pilgrimage destinations of "%s"', (query, expected) => {
+    expect(ids(find(query).destinations)).toEqual(expect.arrayContaining(expected));
+  });
+
   it('finds the Ethiopian, Coptic and Armenian churches as Orthodox', () => {
     const ethiopian = find('Orthodox churches in Ethiopia');
     expect(ethiopian.total).toBeGreaterThanOrEqual(4);

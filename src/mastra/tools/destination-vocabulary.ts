@@ -86,8 +86,9 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['interfaith', 'ecumenical', 'multifaith', 'all faiths'], [tradition('Interfaith')]],
 
   // Kinds
-  // "Pilgrimage sites" is how people ask for pilgrimages of any kind, not for the catalogue's kind of that name.
-  [['pilgrimage', 'pilgrimages', 'pilgrim', 'pilgrimage site', 'pilgrimage place', 'pilgrimage destination'], [{ kinds: ['pilgrimage site', 'pilgrimage route', 'holy city'], practices: ['pilgrimage walk'] }]],
+  // "Pilgrimage sites" is how people ask for pilgrimages of any kind, not for the catalogue's kind of that name:
+  // the kinds, and any place the catalogue marks as a pilgrimage destination or walk.
+  [['pilgrimage', 'pilgrimages', 'pilgrim', 'pilgrimage site', 'pilgrimage place', 'pilgrimage destination'], [{ kinds: ['pilgrimage site', 'pilgrimage route', 'holy city'], practices: ['pilgrimage', 'pilgrimage walk'] }]],
   [['holy city', 'sacred city'], [kind('holy city')]],
   [['pilgrimage route', 'pilgrim route', 'pilgrim trail', 'pilgrimage trail', 'camino'], [kind('pilgrimage route')]],
   [['temple', 'wat', 'mandir', 'kovil', 'pura'], [{ kinds: ['temple'], nameWords: ['temple'] }]],
