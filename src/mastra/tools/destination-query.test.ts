@@ -6,7 +6,7 @@ describe('parseQuery', () => {
     expect(parseQuery('Zen temple in Japan')).toEqual({
       criteria: [
         { label: 'zen', traditions: ['Zen'] },
-        { label: 'temple', kinds: ['temple'], nameWords: ['temple'] },
+        { label: 'temple', kinds: ['temple', 'gurdwara', 'stupa', 'shrine'], nameWords: ['temple'] },
         { label: 'japan', countryCodes: ['JP'] },
       ],
       freeWords: [],
@@ -22,7 +22,7 @@ describe('parseQuery', () => {
     expect(parseQuery('dargahs of Muslim saints').criteria.map((criterion) => criterion.label)).toEqual(['dargahs', 'muslim']);
     expect(parseQuery("Bahá'í temple in Türkiye").criteria).toEqual([
       { label: 'bahai', traditions: ["Bahá'í"] },
-      { label: 'temple', kinds: ['temple'], nameWords: ['temple'] },
+      { label: 'temple', kinds: ['temple', 'gurdwara', 'stupa', 'shrine'], nameWords: ['temple'] },
       { label: 'turkiye', countryCodes: ['TR'] },
     ]);
   });
@@ -57,7 +57,7 @@ describe('parseQuery', () => {
   it('treats several traditions, kinds or countries as alternatives', () => {
     expect(parseQuery('Buddhist or Hindu temples in Nepal or Bhutan').criteria).toEqual([
       { label: 'buddhist or hindu', traditions: ['Buddhist', 'Hindu'] },
-      { label: 'temples', kinds: ['temple'], nameWords: ['temple'] },
+      { label: 'temples', kinds: ['temple', 'gurdwara', 'stupa', 'shrine'], nameWords: ['temple'] },
       { label: 'nepal or bhutan', countryCodes: ['NP', 'BT'] },
     ]);
   });
@@ -94,7 +94,7 @@ describe('parseQuery', () => {
     (where) => {
       expect(parseQuery(`show us temples ${where}`)).toEqual({
         criteria: [
-          { label: 'temples', kinds: ['temple'], nameWords: ['temple'] },
+          { label: 'temples', kinds: ['temple', 'gurdwara', 'stupa', 'shrine'], nameWords: ['temple'] },
           { label: 'united states', countryCodes: ['US'] },
         ],
         freeWords: [],
@@ -137,7 +137,7 @@ describe('parseQuery', () => {
   it('reads "around Japan" as the country, not as a place to measure from', () => {
     expect(parseQuery('shrines around Japan')).toEqual({
       criteria: [
-        { label: 'shrines', kinds: ['shrine', 'pilgrimage site'], nameWords: ['shrine', 'dargah', 'sanctuary'] },
+        { label: 'shrines', kinds: ['shrine', 'pilgrimage site', 'gurdwara', 'temple', 'stupa', 'mausoleum'], nameWords: ['shrine', 'dargah', 'sanctuary'] },
         { label: 'japan', countryCodes: ['JP'] },
       ],
       freeWords: [],

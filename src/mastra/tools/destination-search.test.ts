@@ -155,6 +155,26 @@ describe('destination search: words', () => {
     expect(ids(find(query).destinations)).toEqual(expect.arrayContaining(expected));
   });
 
+  // A request for a shrine or a temple is for any of the kinds people call so, the exact kind first.
+  it.each([
+    ['Sikh shrine', 'golden-temple'],
+    ['holiest Sikh shrine', 'golden-temple'],
+    ['Hindu shrine', 'kashi-vishwanath-temple'],
+    ['Hindu shrine in India', 'kashi-vishwanath-temple'],
+    ['Shinto temple', 'fushimi-inari-taisha'],
+    ['Shinto temple in Japan', 'ise-grand-shrine'],
+    ['Buddhist temples in Nepal', 'boudhanath'],
+    ['Buddhist temples in Nepal', 'swayambhunath'],
+    ['Sufi shrine in Pakistan', 'data-darbar'],
+  ])('"%s" finds %s', (query, expectedId) => {
+    expect(ids(find(query).destinations)).toContain(expectedId);
+  });
+
+  it('ranks the exact kind above those people also call so', () => {
+    expect(find('Buddhist temples in Nepal').destinations[0]?.kind).toBe('temple');
+    expect(find('Shinto temple in Japan').destinations.map(({ kind }) => kind).slice(0, 3)).toEqual(['shrine', 'shrine', 'shrine']);
+  });
+
   it('finds the Ethiopian, Coptic and Armenian churches as Orthodox', () => {
     const ethiopian = find('Orthodox churches in Ethiopia');
     expect(ethiopian.total).toBeGreaterThanOrEqual(4);

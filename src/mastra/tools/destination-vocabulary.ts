@@ -91,10 +91,14 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['pilgrimage', 'pilgrimages', 'pilgrim', 'pilgrimage site', 'pilgrimage place', 'pilgrimage destination'], [{ kinds: ['pilgrimage site', 'pilgrimage route', 'holy city'], practices: ['pilgrimage', 'pilgrimage walk'] }]],
   [['holy city', 'sacred city'], [kind('holy city')]],
   [['pilgrimage route', 'pilgrim route', 'pilgrim trail', 'pilgrimage trail', 'camino'], [kind('pilgrimage route')]],
-  [['temple', 'wat', 'mandir', 'kovil', 'pura'], [{ kinds: ['temple'], nameWords: ['temple'] }]],
+  // People call a gurdwara, a stupa or a shrine a temple, and a temple, gurdwara, stupa or tomb a shrine: the plain
+  // words take in those kinds, and the kind itself, matched by the ranking, puts the exact ones first.
+  [['temple'], [{ kinds: ['temple', 'gurdwara', 'stupa', 'shrine'], nameWords: ['temple'] }]],
+  [['wat', 'mandir', 'kovil', 'pura'], [{ kinds: ['temple'], nameWords: ['temple'] }]],
   [['pagoda'], [{ kinds: ['temple', 'stupa'], nameWords: ['pagoda'] }]],
   // People call Lourdes or Fátima a shrine, though the catalogue files them as pilgrimage sites.
-  [['shrine', 'dargah', 'jinja'], [{ kinds: ['shrine', 'pilgrimage site'], nameWords: ['shrine', 'dargah', 'sanctuary'] }]],
+  [['shrine'], [{ kinds: ['shrine', 'pilgrimage site', 'gurdwara', 'temple', 'stupa', 'mausoleum'], nameWords: ['shrine', 'dargah', 'sanctuary'] }]],
+  [['dargah', 'jinja'], [{ kinds: ['shrine', 'pilgrimage site'], nameWords: ['shrine', 'dargah', 'sanctuary'] }]],
   [['monastery', 'abbey', 'convent', 'priory', 'friary', 'lamasery', 'gompa', 'vihara', 'nunnery', 'hermitage', 'dzong'], [{ kinds: ['monastery'], nameWords: ['monastery', 'abbey'] }]],
   [['church', 'chapel', 'basilica'], [{ kinds: ['church', 'cathedral'], nameWords: ['church', 'basilica', 'chapel'] }]],
   [['cathedral'], [{ kinds: ['cathedral'], nameWords: ['cathedral'] }]],
