@@ -21,6 +21,11 @@ export interface ParsedQuery {
   near?: NearRequest;
   /** Words that named no criterion, for full-text ranking ("garden", "Kyoto", "Tiger's Nest"). */
   freeWords: string[];
+  /**
+   * A name after "in" that is no country or region the vocabulary knows ("churches in Rome"): a town to search
+   * in if the gazetteer knows it, its words free words otherwise. Its words are also among `freeWords`.
+   */
+  town?: { name: string; words: string[] };
 }
 
 /** Country names that are also everyday words ("show us temples"). */
@@ -59,13 +64,23 @@ const PLACE_END = String.raw`(?=\s+(?:within|in|for|with|that|which|where|and)\b
 const WITHIN_OF = new RegExp(String.raw`\bwithin\s+${DISTANCE}\s+(?:of|from|around)\s+${PLACE}${PLACE_END}`, 'iu');
 const NEAR = new RegExp(String.raw`\b(?:near|nearby|around|close to|next to|not far from|outside)\s+${PLACE}${PLACE_END}`, 'iu');
 const RADIUS = new RegExp(String.raw`\bwithin\s+${DISTANCE}`, 'iu');
+/** "in Rome", "in Santiago de Compostela": a name that starts and ends with a capital. */
+const IN_NAME = new RegExp(String.raw`\bin\s+(?:the\s+)?(\p{Lu}[^,.;!?]*?)${PLACE_END}`, 'u');
 /** A part after a comma that may say where the place lies: "Córdoba, Spain". */
 const QUALIFIER = new RegExp(String.raw`^\s*,\s*([^,.;!?]+?)${PLACE_END}`, 'u');
 
 export function parseQuery(text: string): ParsedQuery {
   const { near, rest } = extractNear(withUnitedStatesNamed(text));
   const { criteria, freeWords } = readWords(normalizeName(rest).split(' ').filter(Boolean));
-  return { criteria: mergeAlternatives(criteria), near, freeWords };
+  const town = near ? undefined : townNamedIn(rest);
+  return { criteria: mergeAlternatives(criteria), near, freeWords, ...(town && { town }) };
+}
+
+function townNamedIn(text: string): ParsedQuery['town'] {
+  const name = IN_NAME.exec(text)?.[1]?.trim();
+  if (!name || !/\p{Lu}\S*$/u.test(name) || namesARegion(name)) return undefined;
+  const { criteria, freeWords } = readWords(normalizeName(name).split(' '));
+  return criteria.length === 0 && freeWords.length > 0 ? { name, words: freeWords } : undefined;
 }
 
 /** Takes "near X" or "within N km of X" out of the text, unless X is a country, a region ("around Japan") or no place at all. */

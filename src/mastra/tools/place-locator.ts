@@ -54,7 +54,8 @@ function destinationNamed(name: string, destinations: readonly Destination[]): L
   return destination && pick(destination, destination.country);
 }
 
-async function townNamed(name: string, countryCode: string | undefined): Promise<LocatedPlace | undefined> {
+/** The gazetteer's most populous town of that name, in that country when one is given; no network call. */
+export async function townNamed(name: string, countryCode: string | undefined): Promise<LocatedPlace | undefined> {
   const [town] = await townsNamed(name, countryCode);
   return town && pick(town, countryNameOf(town.countryCode));
 }

@@ -83,6 +83,29 @@ describe('spiritualDestinationsTool', () => {
     expect(output.destinations.every(({ distanceKm }) => distanceKm! <= 30)).toBe(true);
   });
 
+  it.each([
+    ['churches in Rome', 'Rome', 'Italy', 'st-peters-basilica'],
+    ['Christian sites in Jerusalem', 'Jerusalem', 'Israel', 'church-of-the-holy-sepulchre'],
+    ['Golden Temple in Amritsar', 'Amritsar', 'India', 'golden-temple'],
+    ['churches in Santiago de Compostela', 'Santiago de Compostela', 'Spain', 'santiago-de-compostela-cathedral'],
+  ])('reads "%s" as a search within 30 km of the town', async (query, town, country, expectedId) => {
+    const output = await outputOf(tool, { query, limit: 20 });
+
+    expect(output.understood.near).toMatchObject({ name: town, country, radiusKm: 30 });
+    expect(output.destinations[0]?.id).toBe(expectedId);
+    expect(output.destinations.every(({ distanceKm }) => distanceKm! <= 30)).toBe(true);
+    expect(output.understood.ignoredWords).toEqual([]);
+    expect(standIn.requests).toEqual([]);
+  });
+
+  it('reads a country or region after "in" as that, and a name no town has as words', async () => {
+    expect((await outputOf(tool, { query: 'Zen temple in Japan' })).understood.near).toBeUndefined();
+    expect((await outputOf(tool, { query: 'temples in Tibet' })).understood.near).toBeUndefined();
+    const unknown = await outputOf(tool, { query: 'churches in Xqzvburg' });
+    expect(unknown.understood).toEqual({ criteria: ['churches'], ignoredWords: ['xqzvburg'] });
+    expect(standIn.requests).toEqual([]);
+  });
+
   it('searches near a catalogue destination by its name', async () => {
     const output = await outputOf(tool, { near: 'Mount Kailash', radiusKm: 50 });
 

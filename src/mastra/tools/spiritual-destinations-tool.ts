@@ -18,7 +18,7 @@ import {
 } from './destination-schema.ts';
 import { createDestinationSearch } from './destination-search.ts';
 import type { Criterion } from './destination-vocabulary.ts';
-import { locatePlace } from './place-locator.ts';
+import { locatePlace, townNamed } from './place-locator.ts';
 import { ToolFailure } from './tool-failure.ts';
 
 export interface SpiritualDestinationsToolOptions {
@@ -30,6 +30,8 @@ export interface SpiritualDestinationsToolOptions {
 
 const DEFAULT_LIMIT = 5;
 const DEFAULT_RADIUS_KM = 100;
+/** "Churches in Rome" is a search near Rome: its sites lie within a city's reach of its centre. */
+const IN_TOWN_RADIUS_KM = 30;
 const MAX_RADIUS_KM = 2000;
 const SERVICE = 'Geocoding service';
 
@@ -41,7 +43,7 @@ const InputSchema = z.object({
     .optional()
     .describe(
       'The request in plain words, e.g. "Zen temple in Japan", "silent retreat in Thailand", "Sufi shrines near Delhi" ' +
-        'or a place name such as "Tiger\'s Nest"; traditions, kinds, practices, countries, continents and "near <place>" are understood',
+        'or a place name such as "Tiger\'s Nest"; traditions, kinds, practices, countries, continents, "near <place>" and "in <town>" are understood',
     ),
   tradition: TraditionSchema.optional().describe('Only places of this tradition; a family such as "Buddhist" includes its branches'),
   kind: KindSchema.optional().describe('Only places of this kind'),
@@ -104,17 +106,19 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       const parsed = parseQuery(input.query ?? '');
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const near = input.near ?? parsed.near?.place;
+      const inTown = !near && parsed.town ? await townNamed(parsed.town.name, requestedCountry(criteria)) : undefined;
       // A radius in the words is held to the field's bounds: at most MAX_RADIUS_KM, and a zero one means the default.
-      const radiusKm = input.radiusKm ?? (Math.min(parsed.near?.radiusKm ?? 0, MAX_RADIUS_KM) || DEFAULT_RADIUS_KM);
+      const radiusKm =
+        input.radiusKm ?? (Math.min(parsed.near?.radiusKm ?? 0, MAX_RADIUS_KM) || (inTown ? IN_TOWN_RADIUS_KM : DEFAULT_RADIUS_KM));
       const place = near
         ? await locatePlace(near, DESTINATIONS, { ...options, service: SERVICE, abortSignal }, requestedCountry(criteria))
-        : undefined;
+        : inTown;
       if (near && !place) {
         throw new ToolFailure(`Place "${near}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
       }
       const answer = search({
         criteria,
-        freeWords: parsed.freeWords,
+        freeWords: inTown ? parsed.freeWords.filter((word) => !parsed.town!.words.includes(word)) : parsed.freeWords,
         near: place && { ...place, radiusKm },
         limit: input.limit ?? DEFAULT_LIMIT,
       });
