@@ -7,7 +7,7 @@
  */
 import { countryCodeOf, countryNames, normalizeName } from './countries.ts';
 import { familyOf } from './destination-schema.ts';
-import { PHRASES, STOP_WORDS, type Criterion, type CriterionSpec } from './destination-vocabulary.ts';
+import { PHRASES, STOP_WORDS, namesPlaces, type Criterion, type CriterionSpec } from './destination-vocabulary.ts';
 
 export interface NearRequest {
   /** The place as written, e.g. "Kyoto" or "Santiago de Compostela". */
@@ -203,10 +203,6 @@ function dimensionOf(criterion: Criterion): Dimension | undefined {
   if (kinds && !traditions && !places) return 'kind';
   if (places && !traditions && !kinds && !nameWords) return 'place';
   return undefined;
-}
-
-function namesPlaces({ countryCodes, continents, areas }: CriterionSpec): boolean {
-  return Boolean(countryCodes || continents || areas);
 }
 
 function mergeTraditions(group: readonly Criterion[]): Criterion {

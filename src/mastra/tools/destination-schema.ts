@@ -133,6 +133,10 @@ export const DestinationSchema = z
     latitude: z.number().min(-90).max(90).describe('Decimal degrees, WGS 84'),
     longitude: z.number().min(-180).max(180).describe('Decimal degrees, WGS 84'),
     source: text(2, 160).describe('English Wikipedia article title or Wikidata id'),
+    prominence: z
+      .union([z.literal(2), z.literal(3)])
+      .optional()
+      .describe('How widely known the place is, for ranking: 3 a tradition\'s best-known places, 2 famous ones; 1 when left out'),
     maxDistanceKm: z
       .number()
       .positive()

@@ -106,6 +106,31 @@ describe('destination search: ranking', () => {
     expect(find(query).destinations[0]?.id).toBe(expectedId);
   });
 
+  // Requests that name only a tradition, kind or region: the best-known place (its `prominence`) first.
+  it.each([
+    ['Sikh', 'golden-temple'],
+    ["Bahá'í", 'shrine-of-the-bab'],
+    ['Jewish holy site', 'western-wall'],
+    ['Indigenous sacred site in Australia', 'uluru'],
+    ['Aboriginal sacred site', 'uluru'],
+    ['Greek Orthodox', 'meteora'],
+    ['Orthodox monastery in Greece', 'meteora'],
+    ['Ethiopian Orthodox', 'rock-hewn-churches-lalibela'],
+    ['sacred sites in Africa', 'rock-hewn-churches-lalibela'],
+    ['Ganges', 'varanasi'],
+    ['Buddhist pilgrimage in India', 'mahabodhi-temple'],
+  ])('"%s" → %s first', (query, expectedId) => {
+    expect(find(query).destinations[0]?.id).toBe(expectedId);
+  });
+
+  it.each([
+    ['monastery in Greece', 'mount-athos'],
+    ['Orthodox monastery', 'mount-athos'],
+    ['Marian shrine', 'sanctuary-of-our-lady-of-lourdes'],
+  ])('"%s" has %s among the first five', (query, expectedId) => {
+    expect(ids(find(query).destinations).slice(0, 5)).toContain(expectedId);
+  });
+
   it('ranks a name match above a passing mention in a description', () => {
     // Velankanni's description calls it "the Lourdes of the East"; Lourdes itself comes first.
     expect(ids(find('Lourdes').destinations)).toEqual(['sanctuary-of-our-lady-of-lourdes', 'basilica-of-our-lady-of-good-health']);

@@ -11,7 +11,7 @@ import { stemmer } from 'stemmer';
 import { countryCodeOf, normalizeName } from './countries.ts';
 import { singularOf } from './destination-query.ts';
 import type { Destination, DestinationMatch } from './destination-schema.ts';
-import { STOP_WORDS, type Area, type Criterion } from './destination-vocabulary.ts';
+import { STOP_WORDS, namesPlaces, type Area, type Criterion } from './destination-vocabulary.ts';
 import { haversineKm, type Coordinates } from './great-circle.ts';
 
 export interface CatalogueQuery {
@@ -37,6 +37,9 @@ export type DestinationSearch = (query: CatalogueQuery) => CatalogueAnswer;
 /** How much a query word found in each field counts: the name says most about what a place is. */
 const FIELD_BOOSTS = { name: 5, nearestTown: 3, traditions: 2, kind: 2, country: 2, region: 1, practices: 1.5, description: 1 };
 
+/** How much more a place of each prominence counts than an unremarkable one with the same words. */
+const PROMINENCE_BOOSTS: Record<number, number> = { 1: 1, 2: 2.5, 3: 8 };
+
 interface IndexedDestination {
   destination: Destination;
   countryCode: string | undefined;
@@ -56,14 +59,22 @@ export function createDestinationSearch(destinations: readonly Destination[]): D
     const wordsCount = freeWords.length > 0 && (withWords.length > 0 || criteria.length === 0);
     const candidates = wordsCount ? withWords : qualifying;
     const ignoredWords = wordsCount ? [] : [...freeWords];
-    const requestWords = [...criteria.map((criterion) => criterion.label), ...freeWords].join(' ');
-    const relevance = scoresOf(fullText, requestWords);
+    const relevance = scoresOf(fullText, rankingText(criteria, freeWords));
     const ranked = candidates
       .map(({ destination }) => ({ destination, score: relevance.get(destination.id) ?? 0 }))
-      .sort((a, b) => b.score - a.score);
+      .sort((a, b) => b.score - a.score || (b.destination.prominence ?? 1) - (a.destination.prominence ?? 1));
     const matches = near ? byDistance(ranked, near) : ranked.map(({ destination }) => ({ ...destination }));
     return { destinations: matches.slice(0, limit), total: matches.length, ignoredWords };
   };
+}
+
+/**
+ * What the order is decided by: the words as asked, and the traditions they stand for ("Aboriginal" is Indigenous).
+ * Places are filters only: every candidate is in the country asked for, and "Africa" must not favour South Africa.
+ */
+function rankingText(criteria: readonly Criterion[], freeWords: readonly string[]): string {
+  const asked = criteria.filter((criterion) => !namesPlaces(criterion));
+  return [...asked.flatMap(({ label, traditions = [] }) => [label, ...traditions]), ...freeWords].join(' ');
 }
 
 function indexEntryOf(destination: Destination): IndexedDestination {
@@ -107,11 +118,16 @@ function createFullTextIndex(destinations: readonly Destination[]) {
     },
     tokenize: (text) => normalizeName(text).split(' '),
     processTerm: termOf,
+    storeFields: ['prominence'],
     searchOptions: {
       boost: FIELD_BOOSTS,
+      // The best-known places first among equals: "Sikh" is the Golden Temple before a gurdwara in California.
+      // (Stored through extractField, so as text: "" when the place has none.)
+      boostDocument: (_id, _term, stored) => PROMINENCE_BOOSTS[Number(stored?.prominence) || 1]!,
       combineWith: 'OR',
-      // Prefixes let "medit" find "meditation"; one typo is forgiven in longer words ("budhist").
-      prefix: (term) => term.length >= 4,
+      // Prefixes let "medit" find "meditation", but not a stem of four letters a town's name (Gangtok) begins with
+      // ("ganges" stems to "gang"); one typo is forgiven in longer words ("budhist").
+      prefix: (term) => term.length >= 5,
       fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
     },
   });

@@ -24,6 +24,11 @@ export interface Criterion {
 
 export type CriterionSpec = Omit<Criterion, 'label'>;
 
+/** Whether a criterion says where: a country, continent or area. */
+export function namesPlaces({ countryCodes, continents, areas }: CriterionSpec): boolean {
+  return Boolean(countryCodes || continents || areas);
+}
+
 /**
  * A region inside one country, as a box of latitudes and longitudes around it: close enough for a catalogue
  * of well-spaced places, while the country keeps out the neighbours the box overlaps (Nepal in Tibet's).

@@ -116,6 +116,11 @@ describe('spiritualDestinationsTool', () => {
     expect(standIn.requests).toEqual([]);
   });
 
+  it('finds the monasteries near Mount Athos, Mount Athos first', async () => {
+    const output = await outputOf(tool, { query: 'monasteries near Mount Athos' });
+    expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])[0]).toEqual(['mount-athos', 0]);
+  });
+
   it('asks Open-Meteo for a place the gazetteer does not know', async () => {
     const output = await outputOf(tool, { query: 'stupas', near: 'Kathmandu Valley', radiusKm: 25 });
 
