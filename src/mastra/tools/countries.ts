@@ -18,6 +18,9 @@ countries.registerLocale(createRequire(import.meta.url)('i18n-iso-countries/lang
 const EVERYDAY_NAMES: Record<string, string> = {
   syria: 'SY',
   laos: 'LA',
+  'viet nam': 'VN',
+  burma: 'MM',
+  bosnia: 'BA',
   'vatican city': 'VA',
   vatican: 'VA',
   moldova: 'MD',

@@ -171,6 +171,8 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['chinese'], [countries('CN')]],
   [['korean'], [countries('KR')]],
   [['thai'], [countries('TH')]],
+  [['burmese'], [countries('MM')]],
+  [['vietnamese'], [countries('VN')]],
   [['nepali', 'nepalese'], [countries('NP')]],
   [['bhutanese'], [countries('BT')]],
   [['greek'], [countries('GR')]],

@@ -204,6 +204,22 @@ describe('spiritualDestinationsTool', () => {
     await expect(execute(tool, { country: 'Atlantis' })).rejects.toThrow('"Atlantis" is not a country name');
   });
 
+  it.each([
+    ['Viet Nam', 'Vietnam'],
+    ['Burma', 'Myanmar'],
+    ['Bosnia', 'Bosnia and Herzegovina'],
+  ])('takes the country name "%s" as %s', async (name, country) => {
+    const output = await outputOf(tool, { country: name, limit: 20 });
+    expect(output.total).toBeGreaterThan(0);
+    expect(output.destinations.every((destination) => destination.country === country)).toBe(true);
+  });
+
+  it.each(['pagoda in Burma', 'Burmese pagoda'])('reads the country in "%s"', async (query) => {
+    const output = await outputOf(tool, { query, limit: 20 });
+    expect(output.destinations.map(({ id }) => id)).toContain('shwedagon-pagoda');
+    expect(output.destinations.every(({ country }) => country === 'Myanmar')).toBe(true);
+  });
+
   it('returns nothing, not a guess, for nonsense', async () => {
     expect(await outputOf(tool, { query: 'xqzv blorft' })).toEqual({
       destinations: [],
