@@ -5,7 +5,7 @@
  * gazetteer's most populous town of that name, else Open-Meteo's geocoding, so most searches need
  * no network call and a place the gazetteer lacks still works.
  */
-import { countryNameOf, normalizeName } from './countries.ts';
+import { countryCodeOf, countryNameOf, normalizeName } from './countries.ts';
 import type { Destination } from './destination-schema.ts';
 import { townsNamed } from './gazetteer.ts';
 import type { Coordinates } from './great-circle.ts';
@@ -34,7 +34,8 @@ export async function locatePlace(
   if (catalogued) return catalogued;
   const named = parsePlaceName(place);
   const parsed = inCountry && named.qualifiers.length === 0 ? { ...named, countryCode: inCountry } : named;
-  const local = parsed.regions.length === 0 && (destinationNamed(parsed.name, destinations) ?? (await townNamed(parsed.name, parsed.countryCode)));
+  const local =
+    parsed.regions.length === 0 && (destinationNamed(parsed.name, destinations) ?? (await townNamed(parsed.name, parsed.countryCode, destinations)));
   if (local) return local;
   const found = await geocode(parsed, geocoding);
   return found && pick(found, found.country);
@@ -54,10 +55,28 @@ function destinationNamed(name: string, destinations: readonly Destination[]): L
   return destination && pick(destination, destination.country);
 }
 
-/** The gazetteer's most populous town of that name, in that country when one is given; no network call. */
-export async function townNamed(name: string, countryCode: string | undefined): Promise<LocatedPlace | undefined> {
+/**
+ * The gazetteer's most populous town of that name, in that country when one is given; no network call. Its country
+ * is named as the catalogue names it ("South Korea", not ISO's "Korea, Republic of"), so it reads like the results.
+ */
+export async function townNamed(
+  name: string,
+  countryCode: string | undefined,
+  destinations: readonly Destination[],
+): Promise<LocatedPlace | undefined> {
   const [town] = await townsNamed(name, countryCode);
-  return town && pick(town, countryNameOf(town.countryCode));
+  return town && pick(town, catalogueCountryNames(destinations).get(town.countryCode) ?? countryNameOf(town.countryCode));
+}
+
+const countryNameIndexes = new WeakMap<readonly Destination[], ReadonlyMap<string, string>>();
+
+function catalogueCountryNames(destinations: readonly Destination[]): ReadonlyMap<string, string> {
+  let names = countryNameIndexes.get(destinations);
+  if (!names) {
+    names = new Map(destinations.map(({ country }) => [countryCodeOf(country)!, country]));
+    countryNameIndexes.set(destinations, names);
+  }
+  return names;
 }
 
 function pick({ name, latitude, longitude }: LocatedPlace, country: string | undefined): LocatedPlace {

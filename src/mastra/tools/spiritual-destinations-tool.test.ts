@@ -75,6 +75,18 @@ describe('spiritualDestinationsTool', () => {
     expect(standIn.requests).toEqual([]);
   });
 
+  it.each([
+    ['Seoul', 'South Korea'],
+    ['Luang Prabang', 'Laos'],
+    ['Damascus', 'Syria'],
+    ['Vatican City', 'Vatican City'],
+    ['Canterbury', 'United Kingdom'],
+  ])('names the country of "near %s" as the results do: %s', async (near, country) => {
+    const output = await outputOf(tool, { near, radiusKm: 50 });
+    expect(output.understood.near?.country).toBe(country);
+    expect(output.destinations.map((destination) => destination.country)).toContain(country);
+  });
+
   it('reads "near X within N km" out of the request itself', async () => {
     const output = await outputOf(tool, { query: 'monasteries within 30 km of Kathmandu, Nepal' });
 

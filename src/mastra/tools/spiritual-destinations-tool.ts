@@ -106,7 +106,7 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       const parsed = parseQuery(input.query ?? '');
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const near = input.near ?? parsed.near?.place;
-      const inTown = !near && parsed.town ? await townNamed(parsed.town.name, requestedCountry(criteria)) : undefined;
+      const inTown = !near && parsed.town ? await townNamed(parsed.town.name, requestedCountry(criteria), DESTINATIONS) : undefined;
       // A radius in the words is held to the field's bounds: at most MAX_RADIUS_KM, and a zero one means the default.
       const radiusKm =
         input.radiusKm ?? (Math.min(parsed.near?.radiusKm ?? 0, MAX_RADIUS_KM) || (inTown ? IN_TOWN_RADIUS_KM : DEFAULT_RADIUS_KM));
