@@ -200,6 +200,10 @@ describe('destination search: words', () => {
     expect(find('Shinto temple in Japan').destinations.map(({ kind }) => kind).slice(0, 3)).toEqual(['shrine', 'shrine', 'shrine']);
   });
 
+  it('files a pilgrimage route where walkers walk it: the Via Francigena in Italy', () => {
+    expect(ids(find('pilgrimage route in Italy').destinations)).toContain('via-francigena');
+  });
+
   it('finds the Ethiopian, Coptic and Armenian churches as Orthodox', () => {
     const ethiopian = find('Orthodox churches in Ethiopia');
     expect(ethiopian.total).toBeGreaterThanOrEqual(4);
