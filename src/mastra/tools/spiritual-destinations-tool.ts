@@ -126,7 +126,8 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
         destinations: answer.destinations,
         total: answer.total,
         understood: {
-          criteria: criteria.map((criterion) => criterion.label),
+          // "Native American" is a tradition and a continent, but one thing asked for.
+          criteria: [...new Set(criteria.map((criterion) => criterion.label))],
           ...(place && { near: { ...place, radiusKm } }),
           ignoredWords: answer.ignoredWords,
         },
