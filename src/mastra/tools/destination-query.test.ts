@@ -123,6 +123,11 @@ describe('parseQuery', () => {
     ['churches near Cambridge, Massachusetts, USA, with a choir', { place: 'Cambridge, Massachusetts, USA' }, ['churches', 'choir']],
     ['shrines near Delhi, Sufi ones', { place: 'Delhi' }, ['shrines', 'sufi']],
     ['shrines near Delhi, Sufi', { place: 'Delhi' }, ['shrines', 'sufi']],
+    ['temples 50 km from Kyoto', { place: 'Kyoto', radiusKm: 50 }, ['temples']],
+    ['temples less than 50 km from Kyoto', { place: 'Kyoto', radiusKm: 50 }, ['temples']],
+    ['temples under 50 km from Kyoto', { place: 'Kyoto', radiusKm: 50 }, ['temples']],
+    ['temples in a 50 km radius of Kyoto', { place: 'Kyoto', radiusKm: 50 }, ['temples']],
+    ['churches within 30 miles of Assisi', { place: 'Assisi', radiusKm: 48.28032 }, ['churches']],
   ])('reads "%s" as a search near a place', (query, near, labels) => {
     const parsed = parseQuery(query);
     expect(parsed.near).toEqual(near);

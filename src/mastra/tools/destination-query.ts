@@ -61,7 +61,11 @@ const UNIT_TO_KM: Record<string, number> = { km: 1, kms: 1, kilometre: 1, kilome
 const DISTANCE = String.raw`(\d+(?:\.\d+)?)\s*(kms?|kilomet(?:re|er)s?|mi|miles?)\b`;
 const PLACE = String.raw`(?:the\s+)?([^,.;!?]+?)`;
 const PLACE_END = String.raw`(?=\s+(?:within|in|for|with|that|which|where|and)\b|\s*[,.;!?]|\s*$)`;
-const WITHIN_OF = new RegExp(String.raw`\bwithin\s+${DISTANCE}\s+(?:of|from|around)\s+${PLACE}${PLACE_END}`, 'iu');
+/** "within 50 km of X", "50 km from X", "less than 50 km from X", "in a 50 km radius of X". */
+const WITHIN_OF = new RegExp(
+  String.raw`(?:\b(?:within|less than|under|up to|at most|no more than)\s+|\bin\s+an?\s+|\b)${DISTANCE}\s+(?:radius\s+)?(?:of|from|around)\s+${PLACE}${PLACE_END}`,
+  'iu',
+);
 const NEAR = new RegExp(String.raw`\b(?:near|nearby|around|close to|next to|not far from|outside)\s+${PLACE}${PLACE_END}`, 'iu');
 const RADIUS = new RegExp(String.raw`\bwithin\s+${DISTANCE}`, 'iu');
 /** "in Rome", "in Santiago de Compostela": a name that starts and ends with a capital. */
