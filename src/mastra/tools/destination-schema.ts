@@ -121,6 +121,10 @@ export const DestinationSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'kebab-case ASCII slug'),
     name: text(2, 120),
+    aliases: z
+      .array(text(2, 120))
+      .optional()
+      .describe('Other names and spellings people ask for it by, e.g. "Ayers Rock" for Uluru; searched as the name'),
     country: text(2, 60).describe('Country, common English name'),
     region: ContinentSchema.describe('Continent'),
     nearestTown: text(2, 80).describe('Nearest town of at least 1000 people'),

@@ -146,6 +146,18 @@ describe('destination search: words', () => {
     expect(ids(find('ryoan ji').destinations)[0]).toBe('ryoan-ji');
   });
 
+  it.each([
+    ['Bodhgaya', 'mahabodhi-temple'],
+    ['Bodh Gaya', 'mahabodhi-temple'],
+    ['Makkah', 'great-mosque-of-mecca'],
+    ['Ayers Rock', 'uluru'],
+    ['sacred rock in Australia', 'uluru'],
+    ['Wailing Wall', 'western-wall'],
+    ['Harmandir Sahib', 'golden-temple'],
+  ])('finds a place by another name people use: "%s" → %s first', (query, expectedId) => {
+    expect(find(query).destinations[0]?.id).toBe(expectedId);
+  });
+
   it('forgives a typo in a longer word', () => {
     expect(ids(find('Shwedagon Pagodda').destinations)[0]).toBe('shwedagon-pagoda');
   });

@@ -35,7 +35,7 @@ export interface CatalogueAnswer {
 export type DestinationSearch = (query: CatalogueQuery) => CatalogueAnswer;
 
 /** How much a query word found in each field counts: the name says most about what a place is. */
-const FIELD_BOOSTS = { name: 5, nearestTown: 3, traditions: 2, kind: 2, country: 2, region: 1, practices: 1.5, description: 1 };
+const FIELD_BOOSTS = { name: 5, aliases: 5, nearestTown: 3, traditions: 2, kind: 2, country: 2, region: 1, practices: 1.5, description: 1 };
 
 /** How much more a place of each prominence counts than an unremarkable one with the same words. */
 const PROMINENCE_BOOSTS: Record<number, number> = { 1: 1, 2: 2.5, 3: 8 };

@@ -18,9 +18,9 @@ export interface Town extends Coordinates {
 
 let townsByName: Promise<ReadonlyMap<string, readonly Town[]>> | undefined;
 
-/** Towns of that name (case and accents ignored), most populous first; only in that country when one is given. */
+/** Towns of that name (case, accents and spaces ignored: "Bodhgaya" is "Bodh Gaya"), most populous first; only in that country when one is given. */
 export async function townsNamed(name: string, countryCode?: string): Promise<readonly Town[]> {
-  const towns = (await index()).get(normalizeName(name)) ?? [];
+  const towns = (await index()).get(keyOf(name)) ?? [];
   return countryCode ? towns.filter((town) => town.countryCode === countryCode) : towns;
 }
 
@@ -35,12 +35,16 @@ function withoutMunicipalSuffix(name: string): string {
   return name.replace(/-(?:shi|si)$/, '');
 }
 
+function keyOf(name: string): string {
+  return normalizeName(name).replaceAll(' ', '');
+}
+
 function buildIndex(cities: readonly City[]): Map<string, Town[]> {
   const byName = new Map<string, Town[]>();
   for (const city of cities) {
     const [longitude, latitude] = city.loc.coordinates;
     const town: Town = { name: city.name, countryCode: city.country, population: city.population, latitude, longitude };
-    for (const key of new Set([normalizeName(city.name), normalizeName(withoutMunicipalSuffix(city.name))])) {
+    for (const key of new Set([keyOf(city.name), keyOf(withoutMunicipalSuffix(city.name))])) {
       const namesakes = byName.get(key);
       if (namesakes) namesakes.push(town);
       else byName.set(key, [town]);

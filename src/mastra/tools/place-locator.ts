@@ -48,7 +48,11 @@ function destinationNamed(name: string, destinations: readonly Destination[]): L
   let index = catalogueIndexes.get(destinations);
   if (!index) {
     // Reversed, so that of two places of one name the first in the catalogue is kept, as a search would find it.
-    index = new Map([...destinations].reverse().map((destination) => [normalizeName(destination.name), destination]));
+    index = new Map(
+      [...destinations]
+        .reverse()
+        .flatMap((destination) => [destination.name, ...(destination.aliases ?? [])].map((name) => [normalizeName(name), destination] as const)),
+    );
     catalogueIndexes.set(destinations, index);
   }
   const destination = index.get(normalizeName(name));

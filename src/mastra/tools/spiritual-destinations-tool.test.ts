@@ -133,6 +133,23 @@ describe('spiritualDestinationsTool', () => {
     expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])[0]).toEqual(['mount-athos', 0]);
   });
 
+  it.each([
+    ['Bodhgaya', 'mahabodhi-temple'],
+    ['Ayers Rock', 'uluru'],
+  ])('searches near a catalogue destination by another of its names: %s', async (near, expectedId) => {
+    const output = await outputOf(tool, { near, radiusKm: 5 });
+    expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])[0]).toEqual([expectedId, 0]);
+    expect(standIn.requests).toEqual([]);
+  });
+
+  it('finds a gazetteer town written with or without its spaces', async () => {
+    for (const near of ['Kuala Lumpur', 'Kualalumpur', 'Luang Prabang', 'Luangprabang']) {
+      const output = await outputOf(tool, { near, radiusKm: 10 });
+      expect(output.understood.near?.name, near).toMatch(/^(Kuala Lumpur|Luang Prabang)$/);
+    }
+    expect(standIn.requests).toEqual([]);
+  });
+
   it('asks Open-Meteo for a place the gazetteer does not know', async () => {
     const output = await outputOf(tool, { query: 'stupas', near: 'Kathmandu Valley', radiusKm: 25 });
 
