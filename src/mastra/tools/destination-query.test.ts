@@ -89,7 +89,7 @@ describe('parseQuery', () => {
     expect(parseQuery('finding peace in us').criteria).toEqual([]);
   });
 
-  it.each(['in the US', 'in the U.S.', 'in U.S.A.', 'across the US', 'around the U.S.', 'throughout the U.S.A'])(
+  it.each(['in the US', 'in the U.S.', 'in U.S.A.', 'across the US', 'around the U.S.', 'throughout the U.S.A', 'in the us', 'in the usa', 'in US', 'in USA'])(
     'reads "temples %s" as the United States',
     (where) => {
       expect(parseQuery(`show us temples ${where}`)).toEqual({
@@ -101,6 +101,12 @@ describe('parseQuery', () => {
       });
     },
   );
+
+  it.each(['U.S. temples', 'show us U.S.A. temples', 'temples, U.S.'])('reads the dotted "%s" as the United States wherever it stands', (query) => {
+    expect(parseQuery(query).criteria.map((criterion) => criterion.label)).toEqual(
+      query.startsWith('temples') ? ['temples', 'united states'] : ['united states', 'temples'],
+    );
+  });
 
   it('keeps unknown words, without stop words, for full-text ranking', () => {
     expect(parseQuery("Show me the Tiger's Nest monastery in Bhutan")).toMatchObject({

@@ -30,16 +30,20 @@ export interface ParsedQuery {
 
 /** Country names that are also everyday words ("show us temples"). */
 const AMBIGUOUS_COUNTRY_NAMES = new Set(['us', 'u s', 'u s a']);
+/** "U.S." and "U.S.A." with their dots are never the pronoun, wherever they stand ("U.S. temples"). */
+const DOTTED_UNITED_STATES = /(?:\bthe\s+)?(?<![\p{L}\p{N}])u\.\s?s\.(?:\s?a\b\.?)?/giu;
 /**
- * Where those names can only be the country: "in the US", "across the U.S.A.", written in capitals ("around us"
- * is no place, see NOT_PLACES).
+ * After a preposition, "US" in capitals or "the us" in any case can only be the country ("in the us", "across
+ * the USA"); "around us" is no place (see NOT_PLACES).
  */
-const UNITED_STATES_AS_A_PLACE = /\b(in|across|around|throughout)\s+(?:the\s+)?(u\.?\s?s\.?(?:\s?a\.?)?)(?![\p{L}\p{N}])/giu;
+const UNITED_STATES_AFTER_PREPOSITION = /\b(in|across|around|throughout)\s+(the\s+)?(usa?)\b/giu;
 
 function withUnitedStatesNamed(text: string): string {
-  return text.replace(UNITED_STATES_AS_A_PLACE, (match, preposition: string, name: string) =>
-    name === name.toUpperCase() ? `${preposition} the United States` : match,
-  );
+  return text
+    .replace(DOTTED_UNITED_STATES, 'the United States ')
+    .replace(UNITED_STATES_AFTER_PREPOSITION, (match, preposition: string, the: string | undefined, name: string) =>
+      the || name === name.toUpperCase() ? `${preposition} the United States` : match,
+    );
 }
 
 const LONGEST_PHRASE_WORDS = 4;

