@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { agentRequest } from './agent-request.ts';
 import { errorBodySchema } from './errors.ts';
-import { SPEC_PATHS } from './paths.ts';
+import { SERVICE_PATHS, SPEC_PATHS } from './paths.ts';
 import { readiness } from './readiness.ts';
 import { generateResponseSchema, modelResponseSchema, stepSchema, uiMessageSchema } from './generate-response.ts';
 import { toolCallSchema, toolResultSchema, usageSchema } from './shapes.ts';
@@ -183,10 +183,10 @@ const probe = (path: string, operationId: string, summary: string, responses: Js
 
 /** Mastra's own `/health`, and our `/ready` (served by middleware: src/routes/ready-route.ts says why). */
 const PROBES = {
-  ...probe('/health', 'health', 'Liveness: the process is up', {
+  ...probe(SERVICE_PATHS.health, 'health', 'Liveness: the process is up', {
     '200': jsonAnswer('The service is up', { type: 'object', properties: { success: { const: true } }, required: ['success'] }),
   }),
-  ...probe('/ready', 'ready', 'Readiness: can the service serve requests now?', {
+  ...probe(SERVICE_PATHS.ready, 'ready', 'Readiness: can the service serve requests now?', {
     '200': jsonAnswer('Every dependency works', ref('Readiness')),
     '400': errorResponse('INVALID_REQUEST: a query parameter named __proto__, constructor or prototype'),
     '503': jsonAnswer('A dependency cannot work', ref('Readiness')),

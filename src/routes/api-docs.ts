@@ -13,11 +13,11 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { registerApiRoute, type ApiRoute } from '@mastra/core/server';
 import { convertCustomRoutesToOpenAPIPaths } from '@mastra/server/server-adapter';
 import { withSpecRoutes, type OpenAPIDocument, type SpecHeaders } from '../contract/openapi.ts';
+import { SERVICE_PATHS } from '../contract/paths.ts';
 import { closedRoutes, type ServerMode } from '../security/route-gate.ts';
 import './context.ts';
 
-export const OPENAPI_PATH = '/api/openapi.json';
-export const DOCS_PATH = '/docs';
+const { openapi: OPENAPI_PATH, docs: DOCS_PATH } = SERVICE_PATHS;
 
 export interface OpenAPIDocumentOptions {
   headers: SpecHeaders;

@@ -9,8 +9,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { checkReadiness, type ReadinessCheck } from '../observability/readiness.ts';
+import { SERVICE_PATHS } from '../contract/paths.ts';
 
-export const READY_PATH = '/ready';
 
 /**
  * Goes ahead of the error envelope: a 503 here is the readiness answer itself, not an error body.
@@ -18,7 +18,7 @@ export const READY_PATH = '/ready';
  */
 export function createReadyRoute(checks: Record<string, ReadinessCheck>): { path: string; handler: MiddlewareHandler } {
   return {
-    path: READY_PATH,
+    path: SERVICE_PATHS.ready,
     async handler(c, next) {
       if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
       const answer = await checkReadiness(checks);

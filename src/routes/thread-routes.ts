@@ -9,6 +9,7 @@ import type { Mastra } from '@mastra/core/mastra';
 import type { RequestContext } from '@mastra/core/request-context';
 import { z } from 'zod';
 import { invalidRequest } from '../contract/errors.ts';
+import { SERVICE_PATHS } from '../contract/paths.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import {
   messageList,
@@ -73,8 +74,8 @@ const nameConversation: MiddlewareHandler = async (c, next) => {
 
 // `/threads/*` covers `/threads` too: Hono's wildcard matches the bare path.
 export const threadMiddleware: Array<{ path: string; handler: MiddlewareHandler }> = [
-  { path: '/threads/*', handler: nameConversation },
-  { path: '/threads/*', handler: checkThreadBody },
+  { path: `${SERVICE_PATHS.threads}/*`, handler: nameConversation },
+  { path: `${SERVICE_PATHS.threads}/*`, handler: checkThreadBody },
 ];
 
 /**
@@ -88,7 +89,7 @@ export function createThreadRoutes(
   return [
     createRoute({
       method: 'GET',
-      path: '/threads',
+      path: SERVICE_PATHS.threads,
       responseType: 'json',
       queryParamSchema: pageQuery,
       responseSchema: threadList,
@@ -101,7 +102,7 @@ export function createThreadRoutes(
     }),
     createRoute({
       method: 'GET',
-      path: '/threads/:threadId',
+      path: `${SERVICE_PATHS.threads}/:threadId`,
       responseType: 'json',
       pathParamSchema: threadIdParam,
       queryParamSchema: ownerQuery,
@@ -113,7 +114,7 @@ export function createThreadRoutes(
     }),
     createRoute({
       method: 'GET',
-      path: '/threads/:threadId/messages',
+      path: `${SERVICE_PATHS.threads}/:threadId/messages`,
       responseType: 'json',
       pathParamSchema: threadIdParam,
       queryParamSchema: pageQuery,
@@ -127,7 +128,7 @@ export function createThreadRoutes(
     }),
     createRoute({
       method: 'PATCH',
-      path: '/threads/:threadId',
+      path: `${SERVICE_PATHS.threads}/:threadId`,
       responseType: 'json',
       pathParamSchema: threadIdParam,
       queryParamSchema: ownerQuery,
@@ -143,7 +144,7 @@ export function createThreadRoutes(
     }),
     createRoute({
       method: 'DELETE',
-      path: '/threads/:threadId',
+      path: `${SERVICE_PATHS.threads}/:threadId`,
       responseType: 'json',
       pathParamSchema: threadIdParam,
       queryParamSchema: ownerQuery,

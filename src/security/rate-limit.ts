@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
 import { rateLimited } from '../contract/errors.ts';
-import { SPEC_PATHS } from '../contract/paths.ts';
+import { SERVICE_PATHS, SPEC_PATHS } from '../contract/paths.ts';
 import { callerOf } from './caller.ts';
 
 export interface RateLimitOptions {
@@ -25,7 +25,7 @@ const WINDOW_MS = 60_000;
 
 /** The route families that are limited: agent turns, `/stt` and the thread API. */
 function isLimitedRoute(method: string, path: string): boolean {
-  if (path === SPEC_PATHS.stt || path === '/threads' || path.startsWith('/threads/')) return true;
+  if (path === SPEC_PATHS.stt || path === SERVICE_PATHS.threads || path.startsWith(`${SERVICE_PATHS.threads}/`)) return true;
   return method === 'POST' && path.startsWith('/api/agents/');
 }
 

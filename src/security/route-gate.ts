@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { methodNotAllowed, routeNotFound } from '../contract/errors.ts';
-import { SPEC_PATHS } from '../contract/paths.ts';
+import { SERVICE_PATHS, SPEC_PATHS } from '../contract/paths.ts';
 
 /**
  * @module Which routes the server answers. Mastra registers ~420 framework
@@ -31,18 +31,18 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'POST', path: SPEC_PATHS.generate },
   { method: 'POST', path: SPEC_PATHS.stream },
   { method: 'POST', path: SPEC_PATHS.stt },
-  { method: 'GET', path: '/threads' },
-  { method: 'GET', path: '/threads/:threadId' },
-  { method: 'PATCH', path: '/threads/:threadId' },
-  { method: 'DELETE', path: '/threads/:threadId' },
-  { method: 'GET', path: '/threads/:threadId/messages' },
-  { method: 'GET', path: '/health' },
-  { method: 'GET', path: '/ready' },
-  { method: 'GET', path: '/api/openapi.json' },
-  { method: 'GET', path: '/docs' },
+  { method: 'GET', path: SERVICE_PATHS.threads },
+  { method: 'GET', path: `${SERVICE_PATHS.threads}/:threadId` },
+  { method: 'PATCH', path: `${SERVICE_PATHS.threads}/:threadId` },
+  { method: 'DELETE', path: `${SERVICE_PATHS.threads}/:threadId` },
+  { method: 'GET', path: `${SERVICE_PATHS.threads}/:threadId/messages` },
+  { method: 'GET', path: SERVICE_PATHS.health },
+  { method: 'GET', path: SERVICE_PATHS.ready },
+  { method: 'GET', path: SERVICE_PATHS.openapi },
+  { method: 'GET', path: SERVICE_PATHS.docs },
   // The docs page's own script and its offline Swagger UI assets.
-  { method: 'GET', path: '/docs/init.js' },
-  { method: 'GET', path: '/docs/:asset' },
+  { method: 'GET', path: `${SERVICE_PATHS.docs}/init.js` },
+  { method: 'GET', path: `${SERVICE_PATHS.docs}/:asset` },
 ];
 
 /**
