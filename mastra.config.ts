@@ -17,7 +17,7 @@ import type { ServerMode } from './src/security/route-gate.ts';
 const optionalString = z.string().trim().optional();
 
 /** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */
-export const DATABASE_SCHEMES = ['file:', 'libsql:', 'http:', 'https:', 'postgres:', 'postgresql:'];
+const DATABASE_SCHEMES = ['file:', 'libsql:', 'http:', 'https:', 'postgres:', 'postgresql:'];
 export const DATABASE_SCHEMES_TEXT = 'file:, libsql://, http(s):// or postgres(ql)://';
 
 export function schemeOf(url: string): string | undefined {

@@ -14,9 +14,9 @@ import type { ServerUnderTest, ThreadIds } from './servers.ts';
 export const THREAD_SIZES = [10, 1_000, 10_000] as const;
 export type ThreadSize = (typeof THREAD_SIZES)[number];
 
-export const LONG_THREAD_RESOURCE = 'bench-long';
+const LONG_THREAD_RESOURCE = 'bench-long';
 
-export function longThreadIds(size: ThreadSize): ThreadIds {
+function longThreadIds(size: ThreadSize): ThreadIds {
   return { threadId: `long-${size}`, resourceId: LONG_THREAD_RESOURCE };
 }
 

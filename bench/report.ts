@@ -113,7 +113,7 @@ function formatRatio(ours: number | undefined, other: number | undefined): strin
   return `${(ours / other).toFixed(2)}×`;
 }
 
-export function runDescription(results: SuiteResults): string {
+function runDescription(results: SuiteResults): string {
   const s = results.settings;
   const cpu = cpus();
   return [

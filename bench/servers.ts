@@ -56,7 +56,7 @@ const MEASURED_NODE_FLAGS = ['--no-memory-reducer'];
  * Splits a command line (no shell: the first word must be the server process itself, so that
  * its pid is the one measured), inserting the bench's flags and `nodeFlags` after a leading `node`.
  */
-export function commandArgv(command: string, nodeFlags: string[] = []): string[] {
+function commandArgv(command: string, nodeFlags: string[] = []): string[] {
   const [program, ...args] = command.trim().split(/\s+/);
   if (program === 'node') return [process.execPath, ...MEASURED_NODE_FLAGS, ...nodeFlags, ...args];
   if (nodeFlags.length) throw new Error(`cannot add node flags to "${command}": it does not start with node`);

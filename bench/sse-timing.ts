@@ -19,7 +19,7 @@ export interface StreamOutcome {
 }
 
 /** Streams one turn and times it; never rejects (a socket error is a failed outcome). */
-export function timeStream(server: ServerUnderTest, ids: ThreadIds, agent: Agent): Promise<StreamOutcome> {
+function timeStream(server: ServerUnderTest, ids: ThreadIds, agent: Agent): Promise<StreamOutcome> {
   const url = new URL(server.url + server.path.stream);
   const body = JSON.stringify(server.body('Tell me something kind.', ids));
   return new Promise((resolve) => {

@@ -86,7 +86,7 @@ for (const [label, vocabulary] of [['general model only', undefined], ['with the
   const engine = createLocalEngine({ workers: 1, vocabulary });
   try {
     const rates = [];
-    for (const [set, phrases] of Object.entries(SETS)) {
+    for (const phrases of Object.values(SETS)) {
       const wer = await corpusWer(engine, phrases);
       rates.push(`${percent(wer.rate)} (${wer.errors}/${wer.words})`);
       misheard.push(...wer.misheard.map(({ reference, hypothesis }) => `  ${label}, said: ${reference}\n    heard: ${hypothesis}`));

@@ -6,7 +6,7 @@ import { conversationOf } from './fixtures/spec-requests.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { startPostgres, type RunningPostgres } from './fixtures/postgres.ts';
 import { startService, type RunningService } from './fixtures/service.ts';
-import { eventsOf, readUntilEvent, sseFrames } from './fixtures/sse.ts';
+import { readUntilEvent, sseFrames } from './fixtures/sse.ts';
 
 // Two replicas of the service on one PostgreSQL store, sharing one model stand-in.
 let postgres: RunningPostgres;

@@ -34,7 +34,7 @@ export function textContent<Part extends z.ZodType<{ text: string }>>(part: Part
     .refine((content) => contentText(content).trim() !== '', 'content must hold some text, not only whitespace');
 }
 
-export const specMessage = z.object({
+const specMessage = z.object({
   role: z.enum(['user', 'assistant', 'system'], { error: 'role must be one of user, assistant, system' }),
   content: textContent(contentPart, 'content must be a string or an array of {type, text} parts'),
 });

@@ -7,9 +7,9 @@ import { z } from 'zod';
  * and store keys, so control characters, whitespace and non-ASCII text are
  * refused instead of being stored, cut short or failing half-way through a turn.
  */
-export const SAFE_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
+const SAFE_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,128}$/;
 
-export const SAFE_ID_TEXT = '1–128 characters from A–Z a–z 0–9 . _ : @ -';
+const SAFE_ID_TEXT = '1–128 characters from A–Z a–z 0–9 . _ : @ -';
 
 export function safeId(name: string) {
   return z

@@ -12,7 +12,7 @@ import { safeId } from './ids.ts';
  * playground sets model settings), except that `memory` still follows the
  * ownership rules.
  */
-export const MAX_NATIVE_STEPS = 10;
+const MAX_NATIVE_STEPS = 10;
 
 const textPart = z.strictObject({ type: z.literal('text', { error: 'content parts must be {type: "text", text}' }), text: z.string() });
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-export const dependencyCheck = z.object({
+const dependencyCheck = z.object({
   ok: z.boolean(),
   detail: z.string().optional().describe('What was checked, or why it cannot work and how to fix it'),
   latencyMs: z.number().optional().describe('How long a real round trip took'),

@@ -39,7 +39,7 @@ export function addUsage(a: SpecUsage, b: SpecUsage): SpecUsage {
 }
 
 /** The AI SDK's finish reasons (plus Mastra's two) in SPEC's snake_case. */
-export const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other', 'unknown', 'tripwire', 'retry'] as const;
+const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other', 'unknown', 'tripwire', 'retry'] as const;
 
 export const finishReasonSchema = z
   .enum(FINISH_REASONS)
@@ -119,6 +119,6 @@ function argsOf(args: unknown): Record<string, unknown> {
 }
 
 /** Where a stored turn lives: the thread and its owner. A stateless turn has none. */
-export const conversationIdsSchema = z.object({ threadId: z.string(), resourceId: z.string() });
+const conversationIdsSchema = z.object({ threadId: z.string(), resourceId: z.string() });
 
 export type ConversationIds = z.infer<typeof conversationIdsSchema>;

@@ -9,7 +9,7 @@ import { ApiError, invalidRequest, retryAfterHeader, type ErrorCode } from './er
 /** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it: 25 MiB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 
-export const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');
+const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
@@ -18,7 +18,7 @@ const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback
  * code engines take. Tags whose language has no two-letter code (`fil`, `yue`) are refused, not guessed.
  * Empty is unset: what a form sends for its "detect" choice.
  */
-export const languageTag = z
+const languageTag = z
   .string()
   .trim()
   .transform((tag, context) => {
@@ -66,8 +66,6 @@ export const sttResponse = z.object({
   durationSeconds: z.number().nonnegative().describe('Length of the audio in seconds'),
   engine: z.enum(['openai', 'local']).describe('The engine that transcribed it'),
 });
-
-export type SttResponse = z.infer<typeof sttResponse>;
 
 // ---------------------------------------------------------------------------------------------
 // Failures

@@ -65,7 +65,7 @@ const pagination = { page: z.number(), perPage: z.number(), total: z.number(), h
 
 export const threadList = z.object({ threads: z.array(threadSchema), ...pagination });
 
-export const threadMessage = z.object({
+const threadMessage = z.object({
   id: z.string(),
   role: z.enum(['user', 'assistant', 'system']),
   content: z.string().describe('The text of the message'),

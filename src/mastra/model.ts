@@ -30,7 +30,7 @@ function createLanguageModel(model: Config['model']) {
 }
 
 /** The longest wait an upstream 429 may ask for and still be retried here rather than passed on. */
-export const MAX_RETRY_WAIT_MS = 3_000;
+const MAX_RETRY_WAIT_MS = 3_000;
 
 /**
  * Mastra retries a 429 after the `Retry-After` the upstream names (up to 30 s per

@@ -19,7 +19,7 @@ const NESTING = ['', 'error.', 'err.', 'error.cause.', 'error.lastError.', 'erro
 /** What Mastra's debug lines on a model step or an agent run carry of the conversation: the reply, tool calls and results. */
 const CONVERSATION_FIELDS = ['text', 'reasoningText', 'toolCalls', 'toolResults', 'steps', 'result'];
 
-export const REDACTED_PATHS = [...NESTING.flatMap((prefix) => SECRET_FIELDS.map((field) => `${prefix}${field}`)), ...CONVERSATION_FIELDS];
+const REDACTED_PATHS = [...NESTING.flatMap((prefix) => SECRET_FIELDS.map((field) => `${prefix}${field}`)), ...CONVERSATION_FIELDS];
 
 export function createLogger(options: { level: LogLevel; format: LogFormat }) {
   return new PinoLogger({

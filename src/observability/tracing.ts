@@ -28,7 +28,7 @@ export interface Tracing {
   close(): Promise<void>;
 }
 
-export const TRACE_SERVICE_NAME = 'companion-agent';
+const TRACE_SERVICE_NAME = 'companion-agent';
 
 export function createTracing({ storePath, logLevel, logger }: TracingOptions): Tracing {
   mkdirSync(dirname(storePath), { recursive: true });

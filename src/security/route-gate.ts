@@ -57,7 +57,7 @@ export const CLOSED_IN_EVERY_MODE: readonly PublicRoute[] = [{ method: 'POST', p
  * filters by agent only, `tasks/get` by task id), which its routes answer to any authenticated caller,
  * unscoped. Without authentication the development server has one user, its developer, and Studio shows them.
  */
-export const UNSCOPED_WITH_USERS: readonly string[] = [
+const UNSCOPED_WITH_USERS: readonly string[] = [
   '/api/observability/*',
   '/api/logs',
   '/api/logs/*',

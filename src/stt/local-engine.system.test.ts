@@ -2,7 +2,7 @@
  * The local engine on real speech: sentences spoken by flite, in every upload format, short and long.
  * Needs Debian's pocketsphinx, pocketsphinx-en-us, ffmpeg and flite: without them these tests fail.
  */
-import { createReadStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -51,7 +51,7 @@ const LOCAL_ENGINE_DEFAULTS = {
   tempDir: tmpdir(),
 } satisfies Omit<Required<LocalEngineOptions>, 'vocabulary'>;
 
-export const SUPPORTED_LANGUAGE = 'en';
+const SUPPORTED_LANGUAGE = 'en';
 
 export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   // An option left undefined (an unset environment key) keeps its default.

@@ -56,7 +56,7 @@ function sphinxWorkerPath(): string {
   return (workerPath = candidates.find((path) => existsSync(path)) ?? candidates[1]!);
 }
 
-export const RECOGNISER_FAILED = () => transcriptionFailed('The speech recogniser failed on this audio; please try again.');
+const RECOGNISER_FAILED = () => transcriptionFailed('The speech recogniser failed on this audio; please try again.');
 
 export class SphinxPool {
   readonly #options: SphinxPoolOptions;

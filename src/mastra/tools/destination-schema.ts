@@ -12,7 +12,7 @@ export const ContinentSchema = z.enum(CONTINENTS);
 export type Continent = z.infer<typeof ContinentSchema>;
 
 /** Families of faith and practice; a branch below always travels with its family. */
-export const TRADITION_FAMILIES = [
+const TRADITION_FAMILIES = [
   'Buddhist',
   'Hindu',
   'Christian',
@@ -33,7 +33,7 @@ export const TRADITION_FAMILIES = [
 ] as const;
 
 /** Each branch and the family it belongs to, so "Buddhist" finds Zen temples too. */
-export const TRADITION_BRANCHES = {
+const TRADITION_BRANCHES = {
   Theravada: 'Buddhist',
   Mahayana: 'Buddhist',
   Zen: 'Buddhist',
@@ -113,7 +113,7 @@ export const PracticeSchema = z.enum([
 export type Practice = z.infer<typeof PracticeSchema>;
 
 /** The farthest a remote site may declare from its nearest town; beyond it the town says nothing useful. */
-export const MAX_DECLARED_DISTANCE_KM = 300;
+const MAX_DECLARED_DISTANCE_KM = 300;
 
 const text = (min: number, max: number) => z.string().trim().min(min).max(max);
 
