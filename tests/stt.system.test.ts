@@ -379,7 +379,7 @@ describe('the openai engine, against the OpenAI stand-in', () => {
   it('a provider that never answers: 504 AUDIO_PROCESSING_ERROR at STT_TIMEOUT_MS, its request aborted', async () => {
     standIn.script({ text: ['never sent'], hang: true });
     // Long enough for the probe to hand the upload to the provider on a busy machine (it took over 800 ms in one CI run).
-    const hanging = await route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL: standIn.baseURL, maxRetries: 0 }), timeoutMs: 3000 });
+    const hanging = await route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL: standIn.baseURL, model: 'whisper-1', maxRetries: 0 }), timeoutMs: 3000 });
 
     const response = await postStt(hanging, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
 

@@ -15,6 +15,7 @@ export function toAgentMessages(messages: SpecMessage[]): ModelMessage[] {
   return messages.map(({ role, content }): ModelMessage => {
     if (role === 'system') return { role, content: typeof content === 'string' ? content : content.map((p) => p.text).join('\n') };
     const parts = typeof content === 'string' ? content : content.map((p) => ({ type: 'text' as const, text: p.text }));
+    // The same object twice: each branch is checked against its own member of the ModelMessage union.
     return role === 'user' ? { role, content: parts } : { role, content: parts };
   });
 }

@@ -20,9 +20,9 @@ export function createCompanionModel(model: Config['model']): MastraModelConfig 
 // Mastra 1.71's declared V4 model type lags @ai-sdk/openai 4's (`doGenerate` result); at run time they agree.
 function createLanguageModel(model: Config['model']) {
   if (!model) {
-    // No key and no base URL: the provider reports the missing key when a call is
-    // made, so the service (and Studio) still start. SPEC routes answer earlier.
-    return createOpenAI().chat('gpt-4o-mini');
+    // No key and no base URL: the provider reports the missing key when a call is made, so the service (and
+    // Studio) still start; the agent routes answer earlier. The id says so wherever Studio shows it.
+    return createOpenAI().chat('not-configured');
   }
   const provider = createOpenAI({ apiKey: model.apiKey, baseURL: model.baseURL });
   const languageModel = model.api === 'responses' ? provider.responses(model.id) : provider.chat(model.id);

@@ -41,7 +41,7 @@ export async function writeCompanionModel(dir: string, vocabulary: CompanionVoca
   const known = dictionaryWords(debian);
   const added = vocabularyWords(vocabulary).filter((word) => !known.has(word) && word in PRONUNCIATIONS);
   const files = { dictionary: join(dir, 'companion.dict'), languageModel: join(dir, 'companion.arpa') };
-  const pronounceable = (word: string) => known.has(word) || word in PRONUNCIATIONS;
+  const pronounceable = pronounceableWith(known);
   await writeFile(files.dictionary, debian + added.map((word) => `${word} ${PRONUNCIATIONS[word]}\n`).join(''));
   await writeFile(files.languageModel, companionLanguageModel(vocabulary, pronounceable));
   return files;
@@ -52,9 +52,14 @@ export function dictionaryWords(dictionary: string): Set<string> {
   return new Set(dictionary.split('\n').map((line) => line.slice(0, line.indexOf(' ')).replace(/\(\d+\)$/, '')).filter(Boolean));
 }
 
-/** The vocabulary's words the recogniser could not say: neither in `known` nor in PRONUNCIATIONS. */
+/** Whether the recogniser can say a word: the dictionary spells it (`known`), or PRONUNCIATIONS does. */
+function pronounceableWith(known: Set<string>) {
+  return (word: string) => known.has(word) || word in PRONUNCIATIONS;
+}
+
+/** The vocabulary's words the recogniser could not say (the companion model leaves them out). */
 export function unpronounceable(vocabulary: CompanionVocabulary, known: Set<string>): string[] {
-  return vocabularyWords(vocabulary).filter((word) => !known.has(word) && !(word in PRONUNCIATIONS));
+  return vocabularyWords(vocabulary).filter((word) => !pronounceableWith(known)(word));
 }
 
 /** The ARPA text of the companion model; names or words with a word that cannot be pronounced are left out. */

@@ -15,12 +15,13 @@ export interface OpenAIEngineOptions {
   apiKey: string;
   /** e.g. `http://localhost:8000/v1`; OpenAI's when undefined. */
   baseURL?: string;
-  model?: string;
+  /** `STT_MODEL` (its default is in mastra.config.ts). */
+  model: string;
   /** Retries of a failed call (429, 5xx, network), with the SDK's backoff. */
-  maxRetries?: number;
+  maxRetries: number;
 }
 
-export function createOpenAIEngine({ apiKey, baseURL, model = 'whisper-1', maxRetries = 2 }: OpenAIEngineOptions): SttEngine {
+export function createOpenAIEngine({ apiKey, baseURL, model, maxRetries }: OpenAIEngineOptions): SttEngine {
   const transcriptionModel = createOpenAI({ apiKey, baseURL }).transcription(model);
   const formatOptions = languageReportingFormat(model);
   return {
