@@ -8,8 +8,10 @@ import { ApiError, invalidRequest, retryAfterHeader, type ErrorCode } from './er
 
 /** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it: 25 MiB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+/** SPEC's "25 MB", as it counts: 25 MiB. */
+export const MAX_AUDIO_SIZE_TEXT = sizeText(MAX_AUDIO_BYTES);
 
-const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');
+export const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
@@ -51,7 +53,7 @@ export type SttFields = z.infer<typeof sttFields>;
 
 /** The whole multipart body, for the OpenAPI document (the file part is checked while it streams in). */
 export const sttRequestBody = sttFields.extend({
-  audio: z.file().describe(`The audio file, at most 25 MiB (26,214,400 bytes): ${ACCEPTED_FORMATS_TEXT}, recognised by content (not by name).`),
+  audio: z.file().describe(`The audio file, at most ${MAX_AUDIO_SIZE_TEXT}: ${ACCEPTED_FORMATS_TEXT}, recognised by content (not by name).`),
 });
 
 export const sttResponse = z.object({

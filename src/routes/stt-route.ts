@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
-import { sttRequestBody, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
+import { ACCEPTED_FORMATS_TEXT, MAX_AUDIO_SIZE_TEXT, sttRequestBody, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
 import type { SttEngine } from '../stt/engine.ts';
 import { probeAudio } from '../stt/probe.ts';
 import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
@@ -91,14 +91,14 @@ const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
 const OPENAPI = {
   summary: 'Transcribe an audio file',
   description:
-    'Upload one audio file as multipart/form-data in field `audio` (at most 25 MiB, 26,214,400 bytes; MP3, WAV, M4A, FLAC, OGG or WEBM, ' +
+    `Upload one audio file as multipart/form-data in field \`audio\` (at most ${MAX_AUDIO_SIZE_TEXT}; ${ACCEPTED_FORMATS_TEXT}, ` +
     'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language.',
   tags: ['Speech-to-text'],
   requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
   responses: {
     200: { description: 'The transcript', content: json(sttResponse) },
     400: { description: 'No audio file, a bad form field, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
-    413: { description: 'The audio file is larger than 25 MiB (26,214,400 bytes)', content: json(errorBodySchema) },
+    413: { description: `The audio file is larger than ${MAX_AUDIO_SIZE_TEXT}`, content: json(errorBodySchema) },
     429: {
       description: 'The speech-to-text provider is rate limiting; `Retry-After` says when to try again',
       headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },

@@ -22,7 +22,7 @@ export interface AudioUpload {
 export interface TranscribeOptions {
   /** ISO 639-1 code (`en`), or undefined to detect. */
   language?: string;
-  /** Aborted when the client hangs up: the engine stops its work. */
+  /** Aborted when the client hangs up or `STT_TIMEOUT_MS` runs out: the engine stops its work. */
   signal?: AbortSignal;
 }
 

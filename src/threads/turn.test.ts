@@ -96,7 +96,9 @@ describe('startTurn', () => {
   });
 
   it('takes no lock for a turn without a thread', async () => {
+    const acquire = vi.spyOn(lock, 'acquire');
     const [a, b] = await Promise.all([start(undefined), start(undefined)]);
+    expect(acquire).not.toHaveBeenCalled();
     a.end();
     b.end();
   });
