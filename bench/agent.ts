@@ -3,7 +3,8 @@
  * voice), the same two tools with the same schemas, and the same memory settings as ours, so the
  * three servers differ only in the framework code around the model call.
  */
-import { DEFAULT_PERSONALITY, instructionsFor } from '../src/mastra/agents/personalities.ts';
+import { DEFAULT_PERSONALITY } from '../src/contract/personalities.ts';
+import { instructionsFor } from '../src/mastra/agents/personalities.ts';
 import { createSpiritualDestinationsTool } from '../src/mastra/tools/spiritual-destinations-tool.ts';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_AUDIO_BYTES } from '../src/contract/stt.ts';
-import { AUDIO_FORMATS } from '../src/stt/engine.ts';
+import { AUDIO_FORMATS } from '../src/contract/stt.ts';
 import { silentWav, TEXT_NAMED_MP3 } from './fixtures/audio.ts';
 import { audioFile, audioForm, postStt, sttRouteUnderTest } from './fixtures/stt-app.ts';
 

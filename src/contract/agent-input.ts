@@ -3,7 +3,7 @@
  * the personality asked for, and a new thread's title.
  */
 import type { ModelMessage } from 'ai';
-import type { Personality } from '../mastra/agents/personalities.ts';
+import type { Personality } from './personalities.ts';
 import { contentText, type AgentRequest, type SpecMessage } from './agent-request.ts';
 
 /**

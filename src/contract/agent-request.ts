@@ -5,7 +5,7 @@
  * `clientTools` into the agent call: such a key is a 400 that names it.
  */
 import { z } from 'zod';
-import { PERSONALITIES } from '../mastra/agents/personalities.ts';
+import { PERSONALITIES } from './personalities.ts';
 import { safeId } from './ids.ts';
 import { tags } from './thread.ts';
 

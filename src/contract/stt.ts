@@ -3,12 +3,15 @@
  * and the status and code of each way it can fail.
  */
 import { z } from 'zod';
-import { AUDIO_FORMATS } from '../stt/engine.ts';
 import { ApiError, invalidRequest, retryAfterHeader, type ErrorCode } from './errors.ts';
+
+/** SPEC's formats, decided from the file's content, never its name or content type. */
+export const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'webm'] as const;
+
+export type AudioFormat = (typeof AUDIO_FORMATS)[number];
 
 /** SPEC's "Maximum audio file size": 25 MB, counted as OpenAI counts it: 25 MiB. */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
-/** SPEC's "25 MB", as it counts: 25 MiB. */
 export const MAX_AUDIO_SIZE_TEXT = sizeText(MAX_AUDIO_BYTES);
 
 export const ACCEPTED_FORMATS_TEXT = AUDIO_FORMATS.map((format) => format.toUpperCase()).join(', ');

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
-import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from '../mastra/agents/personalities.ts';
+import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from './personalities.ts';
 import { fromZodError } from './errors.ts';
 import { safeId } from './ids.ts';
 import { INTERRUPTED_KEY } from '../mastra/processors/turn-journal.ts';

@@ -23,7 +23,7 @@ import {
 import { clientModelRequest, withoutCookies } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
-import { isPersonality } from '../mastra/agents/personalities.ts';
+import { isPersonality } from '../contract/personalities.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';

@@ -3,10 +3,7 @@
  * content and enforces the limits before an engine sees the audio; engines only transcribe.
  */
 
-/** The formats the service accepts, decided from the file's content, never its name or content type. */
-export const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'webm'] as const;
-
-export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+import type { AudioFormat } from '../contract/stt.ts';
 
 /** An accepted upload, already probed: a temporary file the route deletes after the engine is done. */
 export interface AudioUpload {

@@ -13,7 +13,8 @@ import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import { audioTooLong, missingProgram, toSttError, unsupportedAudio } from '../contract/stt.ts';
 import { SAMPLE_RATE } from '../mastra/public/stt/pocketsphinx.ts';
-import type { AudioFormat, EngineReadiness } from './engine.ts';
+import type { AudioFormat } from '../contract/stt.ts';
+import type { EngineReadiness } from './engine.ts';
 import { Slots } from './slots.ts';
 
 const run = promisify(execFile);

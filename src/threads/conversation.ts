@@ -9,7 +9,7 @@ import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { invalidRequest, memoryNotInitialized } from '../contract/errors.ts';
 import type { ConversationIds } from '../contract/shapes.ts';
 import { storedPersonality } from '../contract/thread.ts';
-import { DEFAULT_PERSONALITY, type Personality } from '../mastra/agents/personalities.ts';
+import { DEFAULT_PERSONALITY, type Personality } from '../contract/personalities.ts';
 import { createOwnedThread, findThreadForTurn, updateThread } from './thread-service.ts';
 
 export interface ConversationRequest {

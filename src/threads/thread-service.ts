@@ -8,7 +8,7 @@ import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { CLIENT_GONE, memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
 import type { Release, TurnKey, TurnLock } from './turn-lock.ts';
 import { newThreadMetadata } from '../contract/thread.ts';
-import type { Personality } from '../mastra/agents/personalities.ts';
+import type { Personality } from '../contract/personalities.ts';
 
 async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {

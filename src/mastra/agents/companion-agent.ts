@@ -8,7 +8,8 @@ import { createCompanionModel, modelProviderOptions } from '../model.ts';
 import { createToolErrors } from '../processors/tool-errors.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
 import { createSpiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
-import { DEFAULT_PERSONALITY, instructionsFor, isPersonality } from './personalities.ts';
+import { DEFAULT_PERSONALITY, isPersonality } from '../../contract/personalities.ts';
+import { instructionsFor } from './personalities.ts';
 
 export const COMPANION_AGENT_ID = 'companionAgent';
 

@@ -3,15 +3,7 @@
  * shared rules below apply to all of them and come last, so a personality can
  * never talk the agent out of them.
  */
-export const PERSONALITIES = ['guru', 'wanderer', 'friend', 'philosopher'] as const;
-
-export type Personality = (typeof PERSONALITIES)[number];
-
-export const DEFAULT_PERSONALITY: Personality = 'friend';
-
-export function isPersonality(value: unknown): value is Personality {
-  return typeof value === 'string' && (PERSONALITIES as readonly string[]).includes(value);
-}
+import type { Personality } from '../../contract/personalities.ts';
 
 const VOICES: Record<Personality, string> = {
   guru: `You are the Guru: a calm, grounded spiritual guide.
