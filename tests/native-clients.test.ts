@@ -34,6 +34,16 @@ it('serves @mastra/client-js when it selects the native protocol through headers
   expect(h.model.requests[0].messages.at(-1)).toEqual({ role: 'user', content: 'Hi' });
 });
 
+it('tells a Mastra client that forgot the header how to select its protocol, and no SPEC client', async () => {
+  const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, retries: 0 });
+  const refused = await client.getAgent('companionAgent').generate('Hi', { memory: { thread: 't-1', resource: 'u-1' } }).catch((error: unknown) => error);
+  expect(String(refused)).toContain("select their protocol with the x-mastra-client-type header");
+  const spec = await h.post(GENERATE, { messages: [{ role: 'robot', content: 'Hi' }] });
+  expect(spec.status).toBe(400);
+  expect((await spec.json()).error).not.toContain('x-mastra-client-type');
+  expect(h.model.requests).toHaveLength(0);
+});
+
 it('lets a native client choose the personality through the request context', async () => {
   h.model.script({ text: 'ok' });
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' } });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality, textContent, type SpecMessage } from './agent-request.ts';
+import { fromZodError, invalidRequest, type ApiError } from './errors.ts';
 import { safeId } from './ids.ts';
 
 /**
@@ -13,6 +14,24 @@ import { safeId } from './ids.ts';
  * ownership rules.
  */
 const MAX_NATIVE_STEPS = 10;
+
+/** The header that selects Mastra's native protocol on the SPEC paths; Studio sends it, client-js users set it. */
+export const NATIVE_CLIENT_HEADER = 'x-mastra-client-type';
+
+/** Fields of a native body SPEC's has not: a SPEC request holding one came from a Mastra client without the header. */
+const NATIVE_ONLY_FIELDS = ['memory', 'requestContext', 'runId', 'maxSteps'];
+
+/**
+ * A refused SPEC body that reads as a native one (`messages` a string, or a native-only field) says how to
+ * select that protocol: stock client-js sends no header of its own.
+ */
+export function invalidSpecBody(error: z.ZodError, body: unknown): ApiError {
+  const refused = fromZodError(error);
+  const looksNative =
+    typeof body === 'object' && body !== null && (typeof (body as { messages?: unknown }).messages === 'string' || NATIVE_ONLY_FIELDS.some((field) => field in body));
+  if (!looksNative) return refused;
+  return invalidRequest(`${refused.message}. Mastra's own clients (@mastra/client-js, Studio) select their protocol with the ${NATIVE_CLIENT_HEADER} header.`, refused.details);
+}
 
 const textPart = z.strictObject({ type: z.literal('text', { error: 'content parts must be {type: "text", text}' }), text: z.string() });
 

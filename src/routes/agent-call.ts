@@ -5,8 +5,9 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MASTRA_RESOURCE_ID_KEY, RequestContext } from '@mastra/core/request-context';
 import { agentRequest } from '../contract/agent-request.ts';
+import { invalidSpecBody } from '../contract/native-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
-import { bodyTooLarge, fromZodError, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedMediaType } from '../contract/errors.ts';
+import { bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedMediaType } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
@@ -69,8 +70,9 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
   // The client's connection, watched from the start: a client that leaves while its turn waits is dropped.
   const clientSignal = c.req.raw.signal;
   refuseQuery(c);
-  const parsed = agentRequest.safeParse(await readJsonBody(c));
-  if (!parsed.success) throw fromZodError(parsed.error);
+  const body = await readJsonBody(c);
+  const parsed = agentRequest.safeParse(body);
+  if (!parsed.success) throw invalidSpecBody(parsed.error, body);
   const request = parsed.data;
   if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
 

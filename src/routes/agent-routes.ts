@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse } from '../contract/generate-response.ts';
 import { CLIENT_GONE, toApiError } from '../contract/errors.ts';
+import { NATIVE_CLIENT_HEADER } from '../contract/native-request.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
@@ -24,7 +25,6 @@ import './context.ts';
  * shape does not select the format: every native body is either a valid SPEC
  * body too or one SPEC requires a 400 for.
  */
-export const NATIVE_CLIENT_HEADER = 'x-mastra-client-type';
 export const THREAD_HEADER = 'x-thread-id';
 
 /**
