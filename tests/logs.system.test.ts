@@ -136,8 +136,9 @@ it("logs a tool call whose arguments do not fit the tool with its field errors, 
   expect(h.service.output()).not.toContain('grieve my mother');
 });
 
-it('keeps the conversation out of the log at debug level too: no reply text, no tool arguments or results', async () => {
-  const verbose = await startCompanion({ LOG_LEVEL: 'debug' });
+it.each(['off', 'on'])('keeps the conversation out of the log at debug level too, tracing %s: no reply text, no tool arguments or results', async (tracing) => {
+  // With tracing on, Mastra's tool-call debug line also carried the span (the user's message, the system prompt).
+  const verbose = await startCompanion({ LOG_LEVEL: 'debug', TRACING: tracing, DATA_DIR: mkdtempSync(join(tmpdir(), 'debug-log-')) });
   try {
     verbose.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Varanasi' } }] }, { text: 'SECRET REPLY about the ghats' }, { text: ['SECRET', ' STREAM'] });
     expect((await verbose.post(GENERATE, { ...userSays('USER WORDS'), threadId: 'debug-thread', resourceId: 'ada' })).status).toBe(200);

@@ -16,8 +16,11 @@ export type LogFormat = 'json' | 'pretty';
 const SECRET_FIELDS = ['requestBodyValues', 'responseBody', 'data', 'prompt', 'messages', 'body', 'authorization', 'cookie', 'apiKey'];
 const NESTING = ['', 'error.', 'err.', 'error.cause.', 'error.lastError.', 'error.cause.cause.', 'args.', 'error.data.'];
 
-/** What Mastra's debug lines on a model step or an agent run carry of the conversation: the reply, tool calls and results. */
-const CONVERSATION_FIELDS = ['text', 'reasoningText', 'toolCalls', 'toolResults', 'steps', 'result'];
+/**
+ * What Mastra's debug lines on a model step, an agent run or a tool call carry of the conversation: the reply, tool
+ * calls and results, and the run's live objects (its tracing span holds the user's message and the system prompt).
+ */
+const CONVERSATION_FIELDS = ['text', 'reasoningText', 'toolCalls', 'toolResults', 'steps', 'result', 'tracing', 'tracingContext', 'loggerVNext', 'metrics'];
 
 const REDACTED_PATHS = [...NESTING.flatMap((prefix) => SECRET_FIELDS.map((field) => `${prefix}${field}`)), ...CONVERSATION_FIELDS];
 
