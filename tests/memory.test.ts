@@ -19,7 +19,7 @@ describeMemorySuite({
 describe('memory switched off or unreachable', () => {
   it.each([
     ['switched off', 'none', 'switched off'],
-    ['unreachable', 'http://127.0.0.1:9', 'unreachable'],
+    ['unreachable', 'http://127.0.0.1:9', 'could not be reached'],
   ])('%s: requests that need memory get MEMORY_NOT_INITIALIZED, stateless ones work', async (_name, databaseUrl, wording) => {
     await withApp({ DATABASE_URL: databaseUrl }, async (h) => {
       h.model.script({ text: 'Stateless is fine.' });
@@ -65,7 +65,7 @@ describe('a database that accepts connections but never answers', () => {
       for (const response of responses) {
         expect(response.status).toBe(500);
         expect(await response.json()).toEqual({
-          error: 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.',
+          error: 'The conversation store failed or could not be reached; this request needs memory (threadId/resourceId). Stateless requests still work.',
           code: 'MEMORY_NOT_INITIALIZED',
           details: {},
         });

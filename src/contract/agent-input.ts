@@ -30,7 +30,8 @@ const TITLE_LENGTH = 60;
 /** A thread's first title: the start of its first user message, at most 60 characters, cut at a word and marked `…`. */
 export function titleFrom(messages: SpecMessage[]): string {
   const firstUser = messages.find((m) => m.role === 'user') ?? messages[0];
-  const text = (firstUser ? contentText(firstUser.content) : '').replace(/\s+/g, ' ').trim();
+  // Line breaks and other control characters read as spaces (PostgreSQL would refuse a U+0000 in a title).
+  const text = (firstUser ? contentText(firstUser.content) : '').replace(/[\s\p{Cc}]+/gu, ' ').trim();
   // Counted in characters (code points), so a cut never splits one (an emoji is two UTF-16 units).
   const characters = Array.from(text);
   if (characters.length <= TITLE_LENGTH) return text || 'New conversation';

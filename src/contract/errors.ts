@@ -127,7 +127,7 @@ export function memoryNotInitialized(cause?: unknown) {
     500,
     'MEMORY_NOT_INITIALIZED',
     cause
-      ? 'The conversation store is unreachable; this request needs memory (threadId/resourceId). Stateless requests still work.'
+      ? 'The conversation store failed or could not be reached; this request needs memory (threadId/resourceId). Stateless requests still work.'
       : 'Conversation memory is switched off (DATABASE_URL is empty or "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
     {},
     cause,

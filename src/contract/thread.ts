@@ -11,11 +11,20 @@ import { fromZodError } from './errors.ts';
 import { safeId } from './ids.ts';
 import { INTERRUPTED_KEY } from '../mastra/processors/turn-journal.ts';
 
-export const tags = z
-  .array(z.string().trim().min(1, 'a tag must not be empty').max(50, 'a tag has at most 50 characters'), {
-    error: 'tags must be an array of strings',
-  })
-  .max(20, 'at most 20 tags');
+/**
+ * A title or tag as people write them: no control characters, which nothing displays and PostgreSQL refuses to
+ * store (U+0000), so both stores answer the same 400.
+ */
+function label(name: string, maxLength: number) {
+  return z
+    .string()
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(maxLength, `${name} has at most ${maxLength} characters`)
+    .refine((text) => !/\p{Cc}/u.test(text), `${name} must not hold control characters`);
+}
+
+export const tags = z.array(label('a tag', 50), { error: 'tags must be an array of strings' }).max(20, 'at most 20 tags');
 
 export const threadSchema = z.object({
   id: z.string(),
@@ -55,7 +64,7 @@ export const threadIdParam = z.object({ threadId: safeId('threadId') });
 
 export const threadPatch = z
   .object({
-    title: z.string().trim().min(1, 'title must not be empty').max(200, 'title has at most 200 characters').optional(),
+    title: label('title', 200).optional(),
     tags: tags.optional(),
   })
   .strict()
