@@ -1,8 +1,10 @@
+import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { readFrames } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
+import { STOPPED_TURN_GRACE_MS } from '../src/threads/turn.ts';
 
 /**
  * Whose queue a turn waits in: the owner's thread (README "Turns and limits"). One turn may wait behind a
@@ -87,6 +89,41 @@ describe('the per-thread queue belongs to the thread’s owner', () => {
       ['assistant', 'Mine now.'],
     ]);
   });
+});
+
+describe('a deletion and a stopped turn still writing', () => {
+  it('waits past the stopped turn\'s grace for its write, so the deleted thread does not come back', async () => {
+    const ids = { threadId: 'slow-store', resourceId: 'ada' };
+    h.model.script({ text: 'First reply.' }, { text: ['PARTIAL', ' reply'], hang: true });
+    expect((await h.post(GENERATE, { ...userSays('First'), ...ids })).status).toBe(200);
+    // The database takes longer than the grace to write the stopped turn's reply.
+    const { client: database } = (await h.store()) as unknown as { client: Client };
+    const batch = database.batch.bind(database);
+    const slowWrite = deferred();
+    database.batch = async (statements, mode) => {
+      const writesAReply = statements.some((statement) => typeof statement === 'object' && 'args' in statement && (statement.args as unknown[])[3] === 'assistant');
+      if (writesAReply) await slowWrite.promise;
+      return batch(statements, mode);
+    };
+    onTestFinished(() => void (database.batch = batch));
+
+    const client = new AbortController();
+    const streaming = await h.request(STREAM, { method: 'POST', signal: client.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...userSays('Second'), ...ids }) });
+    const reader = streaming.body!.getReader();
+    let streamed = '';
+    while (!streamed.includes('PARTIAL')) streamed += new TextDecoder().decode((await reader.read()).value);
+    client.abort();
+    await reader.cancel().catch(() => {});
+
+    let answered = false;
+    const deletion = h.send('DELETE', `/threads/${ids.threadId}?resourceId=ada`).finally(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, STOPPED_TURN_GRACE_MS + 500));
+    expect(answered).toBe(false);
+    slowWrite.resolve();
+    expect((await deletion).status).toBe(200);
+    expect(await storedMessages(await h.store(), ids.threadId)).toEqual([]);
+    expect((await h.get(`/threads/${ids.threadId}?resourceId=ada`)).status).toBe(404);
+  }, 20_000);
 });
 
 describe('native and SPEC turns on one thread take the same queue', () => {

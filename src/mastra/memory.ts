@@ -7,6 +7,7 @@ import type { MastraCompositeStore } from '@mastra/core/storage';
 import type { RequestContext } from '@mastra/core/request-context';
 import type { InputProcessorOrWorkflow, OutputProcessorOrWorkflow } from '@mastra/core/processors';
 import type { Config } from '../../mastra.config.ts';
+import { deleteThreadsAfterTheirWrites } from '../threads/deletion-after-writes.ts';
 import { serveTurnThread } from '../threads/turn-thread.ts';
 import { TurnJournal } from './processors/turn-journal.ts';
 
@@ -50,8 +51,11 @@ class CompanionMemory extends Memory {
 /** Conversation memory on the service's store; `undefined` when storage is switched off. */
 export function createMemory(storage: MastraCompositeStore | undefined, options: Config['memory']) {
   if (!storage) return undefined;
-  // A stored turn reads its thread once (src/threads/turn-thread.ts).
-  if (storage.stores?.memory) serveTurnThread(storage.stores.memory);
+  if (storage.stores?.memory) {
+    // A stored turn reads its thread once (src/threads/turn-thread.ts); a deleted thread gets no late message back.
+    serveTurnThread(storage.stores.memory);
+    deleteThreadsAfterTheirWrites(storage.stores.memory);
+  }
   return new CompanionMemory({
     storage,
     options: {
