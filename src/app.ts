@@ -41,6 +41,8 @@ import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { queueMastraDeletions } from './threads/queued-deletion.ts';
+import { RunningTurns } from './threads/running-turns.ts';
+import { STOPPED_TURN_GRACE_MS } from './threads/turn.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
 /** Mastra's default cap on a request handler, kept for every route unless a turn or a transcription may take longer. */
@@ -114,6 +116,25 @@ function mastraStore(tracing: Tracing | undefined) {
   return new MastraCompositeStore({ id: 'run-state-and-traces', default: runState, domains: { observability: tracing.store } });
 }
 
+/**
+ * Mastra, whose shutdown first waits for the turns still running. On SIGTERM it comes once the server's drain has
+ * closed the remaining connections: a turn cut there still stores its reply as far as it got (a stopped turn's
+ * grace at most), which the process must not exit before.
+ */
+class CompanionMastra extends Mastra {
+  readonly #running: RunningTurns;
+
+  constructor(options: ConstructorParameters<typeof Mastra>[0], running: RunningTurns) {
+    super(options);
+    this.#running = running;
+  }
+
+  override async shutdown(options?: Parameters<Mastra['shutdown']>[0]) {
+    await this.#running.allEnded(STOPPED_TURN_GRACE_MS);
+    return super.shutdown(options);
+  }
+}
+
 export function createMastra(config: Config): Mastra {
   return createCompanion(config).mastra;
 }
@@ -125,6 +146,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   const memory = createMemory(storage, config.memory);
   const rateLimitStore = createRateLimitStore(config, logger);
   const turnLock = createTurnLock(config, logger);
+  const runningTurns = new RunningTurns();
   const agent = createCompanionAgent({
     model: config.model,
     modelMaxRetries: config.modelMaxRetries,
@@ -148,7 +170,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
     ...overrides.stt,
   });
 
-  const mastra = new Mastra({
+  const mastra = new CompanionMastra({
     agents: { [COMPANION_AGENT_ID]: agent },
     storage: mastraStore(tracing),
     ...(tracing && { observability: tracing.observability }),
@@ -177,7 +199,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         ...createAgentRoutes({
           modelConfigured: Boolean(config.model),
           mode: config.server.mode,
-          turns: { lock: turnLock, timeoutMs: config.turns.timeoutMs, idleTimeoutMs: config.turns.idleTimeoutMs },
+          turns: { lock: turnLock, running: runningTurns, timeoutMs: config.turns.timeoutMs, idleTimeoutMs: config.turns.idleTimeoutMs },
           stream: config.stream,
         }),
         ...threadMiddleware,
@@ -200,7 +222,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         ...createDocsRoutes(),
       ],
     },
-  });
+  }, runningTurns);
   // Before Mastra's CORS and /health: a health probe is enough to give the server its read timeouts, and CORS
   // answers only the preflights of served routes. Outside Mastra's handler timeout, so a request it answers still
   // gets its access line.

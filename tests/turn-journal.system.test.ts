@@ -17,7 +17,8 @@ describe('a stored turn', () => {
   beforeAll(async () => {
     const databaseUrl = tempDatabaseUrl();
     storage = createStorage(databaseUrl)!;
-    h = await startCompanion({ DATABASE_URL: databaseUrl });
+    // A short drain: a SIGTERM cuts a running reply before its first draft.
+    h = await startCompanion({ DATABASE_URL: databaseUrl, SHUTDOWN_DRAIN_MS: '300' });
   });
   afterAll(async () => {
     await h.close();
@@ -87,6 +88,18 @@ describe('a stored turn', () => {
       draftSeen.resolve();
       expect(eventsOf(await reply).at(-1).type).toBe('run-finish');
       expect(await storedMessages(ids.threadId)).toEqual([['user', 'Tell me'], ['assistant', 'A long answer.']]);
+    });
+
+    it('SIGTERM mid-reply, its drain ending before the first draft: the reply so far is stored before the process exits', async () => {
+      const ids = { threadId: randomUUID(), resourceId: 'faults' };
+      h.model.script({ text: ['Once upon', ' a time'], hang: true });
+      // The client keeps reading: the reply is cut by the shutdown, not by a client that left.
+      const reader = (await streamTurn('Tell me a story.', ids)).body!.getReader();
+      let streamed = '';
+      while (!streamed.includes(' a time')) streamed += new TextDecoder().decode((await reader.read()).value);
+
+      await h.restart('SIGTERM');
+      expect(await storedMessages(ids.threadId)).toEqual([['user', 'Tell me a story.'], ['assistant', 'Once upon a time', 'interrupted']]);
     });
 
     it('kill -9 mid-reply: the user message and the reply so far survive the restart, marked interrupted', async () => {

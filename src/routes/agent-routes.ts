@@ -5,8 +5,7 @@ import { CLIENT_GONE, toApiError } from '../contract/errors.ts';
 import { NATIVE_CLIENT_HEADER } from '../contract/native-request.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
 import type { ServerMode } from '../security/route-gate.ts';
-import type { TurnLock } from '../threads/turn-lock.ts';
-import type { Turn } from '../threads/turn.ts';
+import type { Turn, TurnOptions } from '../threads/turn.ts';
 import { prepareAgentCall } from './agent-call.ts';
 import { dropConnection } from './client-connection.ts';
 import { logFailure } from './error-handler.ts';
@@ -52,7 +51,7 @@ export interface AgentRouteOptions {
   /** What a native request may send (see native-call.ts). */
   mode: ServerMode;
   /** Bounds of a turn (README "Turns and limits"). */
-  turns: { lock: TurnLock; timeoutMs: number; idleTimeoutMs: number };
+  turns: TurnOptions & { idleTimeoutMs: number };
   stream: Omit<StreamTiming, 'idleTimeoutMs'>;
 }
 

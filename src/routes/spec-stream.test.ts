@@ -4,6 +4,7 @@ import type { ChunkType } from '@mastra/core/stream';
 import { SSEStreamingApi } from 'hono/streaming';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { streamEventSchema } from '../contract/stream-events.ts';
+import { RunningTurns } from '../threads/running-turns.ts';
 import { InProcessTurnLock } from '../threads/turn-lock.ts';
 import { startTurn } from '../threads/turn.ts';
 import { pipeSpecEvents } from './spec-stream.ts';
@@ -46,7 +47,7 @@ async function pipeRun({ recordedError }: { recordedError?: unknown } = {}) {
     }
   })();
   // A stateless turn with a generous budget: only the stream's own timing is under test.
-  const turn = await startTurn(undefined, new AbortController().signal, { lock: new InProcessTurnLock({ maxQueued: 1 }), timeoutMs: 3_600_000 });
+  const turn = await startTurn(undefined, new AbortController().signal, { lock: new InProcessTurnLock({ maxQueued: 1 }), running: new RunningTurns(), timeoutMs: 3_600_000 });
   const piping = pipeSpecEvents({ fullStream: source, runId: RUN, error: recordedError }, { sse, drop: () => {} }, turn, TIMING).finally(() => {
     turn.end();
     return sse.close();

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CLIENT_GONE } from '../contract/errors.ts';
+import { RunningTurns } from './running-turns.ts';
 import { InProcessTurnLock } from './turn-lock.ts';
 import { STOPPED_TURN_GRACE_MS, startTurn } from './turn.ts';
 
@@ -7,14 +8,16 @@ const TIMEOUT_MS = 1_000;
 
 describe('startTurn', () => {
   let lock: InProcessTurnLock;
+  let running: RunningTurns;
   beforeEach(() => {
     vi.useFakeTimers();
     lock = new InProcessTurnLock({ maxQueued: 5 });
+    running = new RunningTurns();
   });
   afterEach(() => vi.useRealTimers());
 
   const start = (threadId: string | undefined, client = new AbortController(), owner = 'ada') =>
-    startTurn(threadId ? { owner, threadId } : undefined, client.signal, { lock, timeoutMs: TIMEOUT_MS });
+    startTurn(threadId ? { owner, threadId } : undefined, client.signal, { lock, running, timeoutMs: TIMEOUT_MS });
 
   it('stops a turn that outgrows its time with 504 MODEL_ERROR', async () => {
     const turn = await start('t');
@@ -29,7 +32,7 @@ describe('startTurn', () => {
   it("stops a turn whose thread's lock is lost (its database connection went): another replica may run the thread now", async () => {
     let loseLock: (error: Error) => void = () => {};
     const losable = { acquire: async (_key: unknown, _signal: AbortSignal, onLost?: (error: Error) => void) => ((loseLock = onLost!), () => {}), close: async () => {} };
-    const turn = await startTurn({ owner: 'ada', threadId: 't' }, new AbortController().signal, { lock: losable, timeoutMs: TIMEOUT_MS });
+    const turn = await startTurn({ owner: 'ada', threadId: 't' }, new AbortController().signal, { lock: losable, running, timeoutMs: TIMEOUT_MS });
     loseLock(new Error('Connection terminated unexpectedly'));
     expect(turn.stopped()).toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED' });
     turn.end();
@@ -130,7 +133,7 @@ describe('startTurn', () => {
   });
 
   it('lets a stopped turn\'s thread go after the grace period, even if its writer never ends it', async () => {
-    const options = { lock, timeoutMs: STOPPED_TURN_GRACE_MS * 2 };
+    const options = { lock, running, timeoutMs: STOPPED_TURN_GRACE_MS * 2 };
     const client = new AbortController();
     const stopped = await startTurn({ owner: 'ada', threadId: 't' }, client.signal, options);
     client.abort();
@@ -142,5 +145,16 @@ describe('startTurn', () => {
     expect(nextRan).toBe(true);
     (await next).end();
     stopped.end();
+  });
+
+  it('counts a turn as running from its start to its end, for a shutdown to wait for', async () => {
+    const turn = await start('t');
+    let shutdownWent = false;
+    const shutdown = running.allEnded(60_000).then(() => (shutdownWent = true));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(shutdownWent).toBe(false);
+    turn.end();
+    await shutdown;
+    expect(shutdownWent).toBe(true);
   });
 });

@@ -7,11 +7,13 @@
  * the clock, so a turn can never keep its thread, or its timer, past its end.
  * A stopped turn gets `STOPPED_TURN_GRACE_MS` to store what it has; after that
  * its thread is let go even if its writer never finishes (a client that stopped
- * reading cannot hold its thread).
+ * reading cannot hold its thread). A shutdown waits for the running turns to end
+ * (running-turns.ts).
  *
  * Both wire formats (SPEC and Mastra's native one) run their turns through here.
  */
 import { type ApiError, CLIENT_GONE, modelTimedOut, storeFailedDuringTurn } from '../contract/errors.ts';
+import type { RunningTurns } from './running-turns.ts';
 import type { Release, TurnLock } from './turn-lock.ts';
 
 /** How long a stopped run may take to store what it has before its thread is let go anyway. */
@@ -19,6 +21,7 @@ export const STOPPED_TURN_GRACE_MS = 5_000;
 
 export interface TurnOptions {
   lock: TurnLock;
+  running: RunningTurns;
   /** The whole turn's budget, queue wait included (`MODEL_TIMEOUT_MS`). */
   timeoutMs: number;
 }
@@ -74,10 +77,12 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
   // A lock lost while held (its database connection went) lets another replica's turn on the thread run: this one stops.
   const onLockLost = (error: Error) => abort(storeFailedDuringTurn(error));
   const held: Release[] = [];
+  const tracked = options.running.start();
   try {
     if (thread) held.push(await options.lock.acquire(thread, controller.signal, onLockLost));
   } catch (error) {
     stopClock();
+    tracked.end();
     throw error;
   }
   let ended = false;
@@ -89,6 +94,7 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
     clearTimeout(grace);
     controller.signal.removeEventListener('abort', startGrace);
     for (const release of held.splice(0).reverse()) release();
+    tracked.end();
   }
   if (controller.signal.aborted) startGrace();
   else controller.signal.addEventListener('abort', startGrace, { once: true });
