@@ -80,6 +80,7 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     for (const [method, path, body] of [
       ['POST', GENERATE, say('Hi')],
       ['GET', '/threads'],
+      ['GET', '/working-memory'],
       ['GET', '/api/openapi.json'],
       ['POST', '/stt'],
     ] as const) {
@@ -162,6 +163,23 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
 
     const messages = await (await call(app, 'GET', '/threads/alice-secret/messages', { token: alice })).json();
     expect(messages.messages.map((m: { content: string }) => m.content)).toEqual(['My secret', 'Noted.']);
+  });
+
+  it("reads and erases the caller's working memory only: naming another user is a 403, and theirs stays", async () => {
+    model.script({ toolCalls: [{ name: 'updateWorkingMemory', args: { memory: '- Name: Alice' } }] }, { text: 'Noted, Alice.' });
+    expect((await call(app, 'POST', GENERATE, { token: alice, body: say('I am Alice', { threadId: 'alice-remembered' }) })).status).toBe(200);
+
+    for (const method of ['GET', 'DELETE']) {
+      const refused = await call(app, method, '/working-memory?resourceId=alice', { token: bob });
+      expect(refused.status, method).toBe(403);
+      expect(await refused.json(), method).toMatchObject({ code: 'FORBIDDEN', details: { field: 'resourceId' } });
+    }
+    expect(await (await call(app, 'GET', '/working-memory', { token: bob })).json()).toEqual({ resourceId: 'bob', workingMemory: null, updatedAt: null });
+    expect(await (await call(app, 'DELETE', '/working-memory', { token: bob })).json()).toEqual({ resourceId: 'bob', deleted: true });
+    expect(await (await call(app, 'GET', '/working-memory', { token: alice })).json()).toMatchObject({ resourceId: 'alice', workingMemory: '- Name: Alice' });
+
+    expect(await (await call(app, 'DELETE', '/working-memory', { token: alice })).json()).toEqual({ resourceId: 'alice', deleted: true });
+    expect(await (await call(app, 'GET', '/working-memory?resourceId=alice', { token: alice })).json()).toMatchObject({ workingMemory: null });
   });
 
   it("scopes Mastra's memory routes (open in development mode, for Studio) to the caller", async () => {
@@ -297,6 +315,10 @@ describe('rate limiting', () => {
     const limited = (await openApp(configFor({ RATE_LIMIT_PER_MINUTE: '1' }))).app;
     expect((await call(limited, 'GET', '/threads?resourceId=x')).status).toBe(200);
     expect((await call(limited, 'GET', '/threads?resourceId=y')).status).toBe(429);
+
+    // The working-memory API counts with the thread API.
+    expect((await call(limited, 'GET', '/working-memory?resourceId=x')).status).toBe(429);
+    expect((await call(limited, 'DELETE', '/working-memory?resourceId=x')).status).toBe(429);
 
     const unlimited = (await openApp(configFor({ RATE_LIMIT_PER_MINUTE: '0' }))).app;
     for (let i = 0; i < 5; i++) expect((await call(unlimited, 'GET', '/threads?resourceId=x')).status).toBe(200);

@@ -31,6 +31,8 @@ describe('memory switched off or unreachable', () => {
         await h.post(GENERATE, { ...userSays('Hi'), threadId: 't', resourceId: 'u' }),
         await h.post(STREAM, { ...userSays('Hi'), resourceId: 'u' }),
         await h.get('/threads?resourceId=u'),
+        await h.get('/working-memory?resourceId=u'),
+        await h.send('DELETE', '/working-memory?resourceId=u'),
       ]) {
         expect(response.status).toBe(500);
         const body = await response.json();

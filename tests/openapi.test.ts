@@ -170,6 +170,15 @@ describe('the rest of our routes', () => {
     expect(read.responses['5XX'].content).toEqual(json(ERROR_BODY));
   });
 
+  it('documents the working-memory API, with its answers and the SPEC error body for its failures', () => {
+    const item = document.paths['/working-memory'];
+    expect(Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).sort()).toEqual(['delete', 'get']);
+    expect([item.get.operationId, item.delete.operationId]).toEqual(['getWorkingMemory', 'deleteWorkingMemory']);
+    expect(Object.keys(item.get.responses['200'].content['application/json'].schema.properties)).toEqual(['resourceId', 'workingMemory', 'updatedAt']);
+    expect(Object.keys(item.delete.responses['200'].content['application/json'].schema.properties)).toEqual(['resourceId', 'deleted']);
+    for (const operation of [item.get, item.delete]) expect(operation.responses['4XX'].content).toEqual(json(ERROR_BODY));
+  });
+
   it('documents /health as it answers', async () => {
     const response = await h.get('/health');
     expect(response.status).toBe(200);
@@ -263,12 +272,12 @@ describe('what a generated client needs', () => {
     }
   });
 
-  it("makes the thread API's resourceId required without authentication (it names the owner)", () => {
+  it("makes the thread and working-memory API's resourceId required without authentication (it names the owner)", () => {
     const resourceIds = Object.entries(document.paths)
-      .filter(([path]) => path.startsWith('/threads'))
+      .filter(([path]) => path.startsWith('/threads') || path === '/working-memory')
       .flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, operation]: [string, any]) => [`${method} ${path}`, operation]))
       .map(([route, operation]) => [route, operation.parameters?.find((parameter: { name: string }) => parameter.name === 'resourceId')?.required]);
-    expect(resourceIds.length).toBeGreaterThanOrEqual(5);
+    expect(resourceIds.length).toBeGreaterThanOrEqual(7);
     for (const [route, required] of resourceIds) expect(required, route).toBe(true);
   });
 

@@ -233,8 +233,8 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
     const operation = paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
     if (!operation) continue;
     operation.responses = { ...CUSTOM_ROUTE_ERRORS, ...operation.responses };
-    // A stable name for generated clients (GET /threads/:threadId → getThreadsThreadId).
-    operation.operationId ??= route.method.toLowerCase() + route.path.split(/[/:]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+    // A stable name for generated clients (GET /threads/:threadId → getThreadsThreadId, GET /working-memory → getWorkingMemory).
+    operation.operationId ??= route.method.toLowerCase() + route.path.split(/[/:-]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
     for (const parameter of operation.parameters ?? []) {
       if (parameter.in !== 'query') continue;
       // Mastra marks a query parameter with a default as required; a client may leave it out.
@@ -248,7 +248,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
     info: {
       title: 'Companion Agent API',
       version: native.info?.version ?? '1.0.0',
-      description: `A conversational companion agent: SPEC generate and stream operations, speech to text and the thread API${
+      description: `A conversational companion agent: SPEC generate and stream operations, speech to text, the thread API and the working-memory API${
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },

@@ -1,4 +1,4 @@
-/** @module The service's paths: SPEC's operations, and the routes around them (threads, probes, documents). */
+/** @module The service's paths: SPEC's operations, and the routes around them (threads, working memory, probes, documents). */
 export const SPEC_PATHS = {
   generate: '/api/agents/companionAgent/generate',
   stream: '/api/agents/companionAgent/stream',
@@ -7,6 +7,7 @@ export const SPEC_PATHS = {
 
 export const SERVICE_PATHS = {
   threads: '/threads',
+  workingMemory: '/working-memory',
   /** Mastra's own liveness route, answered before any middleware. */
   health: '/health',
   ready: '/ready',

@@ -46,7 +46,7 @@ export type SpecThread = z.infer<typeof threadSchema>;
 export const ownerQuery = z.object({
   resourceId: safeId('resourceId')
     .optional()
-    .describe("The thread's owner: required without authentication; with it, the token's subject (another value is a 403)"),
+    .describe("The user (the thread's owner): required without authentication; with it, the token's subject (another value is a 403)"),
 });
 
 /** The thread API with no owner (no token, no `resourceId`): answered as the query's own check would word it. */

@@ -1,7 +1,8 @@
 /**
- * @module The thread API: each route is data (method, path, schemas) so Mastra's
- * server validates it and documents it in OpenAPI. Paths live outside `/api`,
- * which Mastra reserves for its own routes.
+ * @module The thread API, and beside it the user's working memory (which outlives
+ * their threads): each route is data (method, path, schemas) so Mastra's server
+ * validates it and documents it in OpenAPI. Paths live outside `/api`, which
+ * Mastra reserves for its own routes.
  */
 import type { MiddlewareHandler } from 'hono';
 import { createRoute } from '@mastra/server/server-adapter';
@@ -23,8 +24,10 @@ import {
   toSpecThread,
   toThreadMessage,
 } from '../contract/thread.ts';
+import { workingMemoryErased, workingMemorySchema } from '../contract/working-memory.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
+import { eraseWorkingMemory, readWorkingMemory } from '../threads/working-memory.ts';
 import { readJsonBody } from './agent-call.ts';
 import {
   deleteOwnedThread,
@@ -36,6 +39,7 @@ import {
 } from '../threads/thread-service.ts';
 
 const TAGS = ['Threads'];
+const WORKING_MEMORY_TAGS = ['Working memory'];
 
 async function memoryOf(mastra: Mastra) {
   return requireMemory(await mastra.getAgent(COMPANION_AGENT_ID).getMemory());
@@ -49,12 +53,13 @@ function ownerOf(requestContext: RequestContext, resourceId: string | undefined)
 }
 
 /**
- * The thread API's bodies, checked before Mastra parses them. The rename's by the agent routes' rules:
- * `application/json` only (415), at most 1 MiB (413), JSON (400), each answer saying which (Mastra's own answers
- * to the last two say only their status). The other routes take none: Mastra hands a handler the body's fields
- * after the path's and the query's, so a `DELETE` body's `threadId` would name the thread, unchecked.
+ * The thread and working-memory API's bodies, checked before Mastra parses them. The rename's by the agent routes'
+ * rules: `application/json` only (415), at most 1 MiB (413), JSON (400), each answer saying which (Mastra's own
+ * answers to the last two say only their status). The other routes take none: Mastra hands a handler the body's
+ * fields after the path's and the query's, so a `DELETE` body's `threadId` or `resourceId` would name what it
+ * deletes, unchecked.
  */
-const checkThreadBody: MiddlewareHandler = async (c, next) => {
+const checkBody: MiddlewareHandler = async (c, next) => {
   if (c.req.method === 'PATCH') await readJsonBody(c);
   else if (hasBody(c.req.raw)) throw invalidRequest(`${c.req.method} ${c.req.path} takes no request body.`);
   await next();
@@ -75,7 +80,9 @@ const nameConversation: MiddlewareHandler = async (c, next) => {
 // `/threads/*` covers `/threads` too: Hono's wildcard matches the bare path.
 export const threadMiddleware: Array<{ path: string; handler: MiddlewareHandler }> = [
   { path: `${SERVICE_PATHS.threads}/*`, handler: nameConversation },
-  { path: `${SERVICE_PATHS.threads}/*`, handler: checkThreadBody },
+  { path: `${SERVICE_PATHS.threads}/*`, handler: checkBody },
+  { path: SERVICE_PATHS.workingMemory, handler: nameConversation },
+  { path: SERVICE_PATHS.workingMemory, handler: checkBody },
 ];
 
 /**
@@ -155,6 +162,31 @@ export function createThreadRoutes(
         const turns = { lock: turnLock, signal: abortSignal };
         await deleteOwnedThread(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId), turns);
         return { id: threadId, deleted: true as const };
+      },
+    }),
+    createRoute({
+      method: 'GET',
+      path: SERVICE_PATHS.workingMemory,
+      responseType: 'json',
+      queryParamSchema: ownerQuery,
+      responseSchema: workingMemorySchema,
+      summary: 'Read what the companion keeps about a user across their threads',
+      tags: WORKING_MEMORY_TAGS,
+      handler: async ({ mastra, requestContext, resourceId }) =>
+        readWorkingMemory(await memoryOf(mastra), ownerOf(requestContext, resourceId)),
+    }),
+    createRoute({
+      method: 'DELETE',
+      path: SERVICE_PATHS.workingMemory,
+      responseType: 'json',
+      queryParamSchema: ownerQuery,
+      responseSchema: workingMemoryErased,
+      summary: "Erase a user's working memory (their threads are deleted apart); answered alike when none is stored",
+      tags: WORKING_MEMORY_TAGS,
+      handler: async ({ mastra, requestContext, resourceId }) => {
+        const owner = ownerOf(requestContext, resourceId);
+        await eraseWorkingMemory(await memoryOf(mastra), owner);
+        return { resourceId: owner, deleted: true as const };
       },
     }),
   ].map(specErrors);

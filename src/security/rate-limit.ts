@@ -1,6 +1,6 @@
 /**
  * @module Rate limiting per client on the routes that cost money or storage
- * (agent turns, transcriptions, the thread API), with `hono-rate-limiter`:
+ * (agent turns, transcriptions, the thread and working-memory API), with `hono-rate-limiter`:
  * the client is the token's subject when auth is on, else its address. Over
  * the limit → 429 `RATE_LIMITED` with `Retry-After` and the IETF
  * `RateLimit-*` headers. Probes are never limited.
@@ -23,9 +23,10 @@ export interface RateLimitOptions {
 
 const WINDOW_MS = 60_000;
 
-/** The route families that are limited: agent turns, `/stt` and the thread API. */
+/** The route families that are limited: agent turns, `/stt`, the thread API and the working-memory API. */
 function isLimitedRoute(method: string, path: string): boolean {
-  if (path === SPEC_PATHS.stt || path === SERVICE_PATHS.threads || path.startsWith(`${SERVICE_PATHS.threads}/`)) return true;
+  if (path === SPEC_PATHS.stt || path === SERVICE_PATHS.workingMemory) return true;
+  if (path === SERVICE_PATHS.threads || path.startsWith(`${SERVICE_PATHS.threads}/`)) return true;
   return method === 'POST' && path.startsWith('/api/agents/');
 }
 

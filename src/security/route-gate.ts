@@ -36,6 +36,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { method: 'PATCH', path: `${SERVICE_PATHS.threads}/:threadId` },
   { method: 'DELETE', path: `${SERVICE_PATHS.threads}/:threadId` },
   { method: 'GET', path: `${SERVICE_PATHS.threads}/:threadId/messages` },
+  { method: 'GET', path: SERVICE_PATHS.workingMemory },
+  { method: 'DELETE', path: SERVICE_PATHS.workingMemory },
   { method: 'GET', path: SERVICE_PATHS.health },
   { method: 'GET', path: SERVICE_PATHS.ready },
   { method: 'GET', path: SERVICE_PATHS.openapi },

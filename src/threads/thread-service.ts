@@ -10,7 +10,8 @@ import type { Release, TurnKey, TurnLock } from './turn-lock.ts';
 import { newThreadMetadata } from '../contract/thread.ts';
 import type { Personality } from '../contract/personalities.ts';
 
-async function withStore<T>(operation: () => Promise<T>): Promise<T> {
+/** A store operation whose failure is the client's MEMORY_NOT_INITIALIZED (the cause kept for the log). */
+export async function withStore<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
