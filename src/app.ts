@@ -43,6 +43,7 @@ import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { queueMastraDeletions } from './threads/queued-deletion.ts';
 import { RunningTurns } from './threads/running-turns.ts';
 import { STOPPED_TURN_GRACE_MS } from './threads/turn.ts';
+import { stopTurnsBeforeTheDrainEnds } from './shutdown-turns.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
 /** Mastra's default cap on a request handler, kept for every route unless a turn or a transcription may take longer. */
@@ -67,6 +68,8 @@ export interface CompanionOverrides {
 /** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
 export interface Companion {
   mastra: Mastra;
+  /** The turns running now, which a shutdown stops and waits for. */
+  runningTurns: RunningTurns;
   close(): Promise<void>;
 }
 
@@ -118,8 +121,8 @@ function mastraStore(tracing: Tracing | undefined) {
 
 /**
  * Mastra, whose shutdown first waits for the turns still running. On SIGTERM it comes once the server's drain has
- * closed the remaining connections: a turn cut there still stores its reply as far as it got (a stopped turn's
- * grace at most), which the process must not exit before.
+ * ended: a turn still running then was stopped a moment before (shutdown-turns.ts), or lost its connection, and is
+ * storing its reply as far as it got (a stopped turn's grace at most), which the process must not exit before.
  */
 class CompanionMastra extends Mastra {
   readonly #running: RunningTurns;
@@ -135,8 +138,11 @@ class CompanionMastra extends Mastra {
   }
 }
 
+/** The Mastra instance the entry points serve (`npm start`, the built output, `mastra dev`), which a signal stops. */
 export function createMastra(config: Config): Mastra {
-  return createCompanion(config).mastra;
+  const { mastra, runningTurns } = createCompanion(config);
+  stopTurnsBeforeTheDrainEnds(runningTurns, config.server.drainTimeoutMs);
+  return mastra;
 }
 
 export function createCompanion(config: Config, overrides: CompanionOverrides = {}): Companion {
@@ -233,6 +239,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   ]);
   return {
     mastra,
+    runningTurns,
     async close() {
       // Mastra's own teardown too: each instance registers a hook in a module-level registry that only
       // shutdown() removes, so a closed app would otherwise stay in memory for the life of the process.

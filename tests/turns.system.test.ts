@@ -218,6 +218,27 @@ describe('the model server', () => {
 });
 
 describe('a graceful stop (SIGTERM)', () => {
+  it('stops a turn that outlives the drain a moment before it ends: its stream ends with an error event, then the process exits', async () => {
+    const stopping = await startCompanion({ SHUTDOWN_DRAIN_MS: '1500' });
+    try {
+      stopping.model.script({ text: ['Once upon', ' a time'], hang: true });
+      const reply = await stopping.post(STREAM, { ...userSays('Tell me a story.'), threadId: 'drain-cut', resourceId: 'drain' });
+      const reader = reply.body!.getReader();
+      let streamed = '';
+      while (!streamed.includes(' a time')) streamed += new TextDecoder().decode((await reader.read()).value);
+      const stopped = stopping.service.stop('SIGTERM');
+      for (let next = await reader.read(); !next.done; next = await reader.read()) streamed += new TextDecoder().decode(next.value);
+      expect(eventsOf(streamed.split('\n\n').filter(Boolean)).at(-1)).toEqual({
+        type: 'error',
+        runId: expect.any(String),
+        error: { message: 'The service is restarting; the reply was stopped. Send the message again.', code: 'MODEL_ERROR' },
+      });
+      await stopped;
+    } finally {
+      await stopping.close();
+    }
+  }, 30_000);
+
   it('lets a running turn finish beyond Mastra’s 5 s drain, within SHUTDOWN_DRAIN_MS, then exits', async () => {
     const stopping = await startCompanion({ SHUTDOWN_DRAIN_MS: '15000' });
     try {

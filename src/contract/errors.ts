@@ -156,6 +156,14 @@ export function modelTimedOut(timeout: 'idle' | 'turn', timeoutMs: number) {
   return new ApiError(504, 'MODEL_ERROR', message, { timeout, timeoutMs });
 }
 
+/**
+ * The service is stopping (SIGTERM) and the turn outlived the drain: stopped, its reply stored as far as it got.
+ * 503, as a server that cannot serve the request now: the client may send it again, to the restarted service.
+ */
+export const SERVICE_STOPPING = new ApiError(503, 'MODEL_ERROR', 'The service is restarting; the reply was stopped. Send the message again.', {
+  reason: 'shutting-down',
+});
+
 /** The thread already has `maxQueued` turns waiting behind the running one (0: no turn waits). */
 export function threadBusy(threadId: string, maxQueued: number) {
   const busy = maxQueued === 0 ? 'is answering another turn' : `already has ${maxQueued} turn(s) waiting`;

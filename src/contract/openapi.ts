@@ -116,6 +116,7 @@ const AGENT_ERRORS = {
   '500': errorResponse(
     'MODEL_ERROR (no model configured, the model failed or could not be reached), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable, or it failed during the turn). A failed tool is no HTTP error: its tool-result carries isError and the run goes on',
   ),
+  '503': errorResponse('MODEL_ERROR with details.reason "shutting-down": the service is stopping (SIGTERM) and the turn outlived SHUTDOWN_DRAIN_MS; send it again'),
   '504': errorResponse('MODEL_ERROR with details.timeout: the model sent nothing for MODEL_IDLE_TIMEOUT_MS ("idle"), or the turn outgrew MODEL_TIMEOUT_MS ("turn")'),
 };
 

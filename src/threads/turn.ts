@@ -7,8 +7,8 @@
  * the clock, so a turn can never keep its thread, or its timer, past its end.
  * A stopped turn gets `STOPPED_TURN_GRACE_MS` to store what it has; after that
  * its thread is let go even if its writer never finishes (a client that stopped
- * reading cannot hold its thread). A shutdown waits for the running turns to end
- * (running-turns.ts).
+ * reading cannot hold its thread). A shutdown stops the running turns and waits for
+ * them to end (running-turns.ts).
  *
  * Both wire formats (SPEC and Mastra's native one) run their turns through here.
  */
@@ -77,7 +77,7 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
   // A lock lost while held (its database connection went) lets another replica's turn on the thread run: this one stops.
   const onLockLost = (error: Error) => abort(storeFailedDuringTurn(error));
   const held: Release[] = [];
-  const tracked = options.running.start();
+  const tracked = options.running.start(abort);
   try {
     if (thread) held.push(await options.lock.acquire(thread, controller.signal, onLockLost));
   } catch (error) {

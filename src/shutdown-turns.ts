@@ -1,0 +1,20 @@
+/**
+ * @module On SIGTERM (or SIGINT) Mastra's server takes no new connections and gives the open ones
+ * `SHUTDOWN_DRAIN_MS` to finish, then closes them: a turn still running then would only see its connection cut,
+ * its client no `error` event. So the turns still running a moment before the drain ends are stopped
+ * (SERVICE_STOPPING) while their connections are open: each stream ends with its `error` event, each reply is
+ * stored as far as it got, and the process exits once they have ended (CompanionMastra in app.ts).
+ */
+import { SERVICE_STOPPING } from './contract/errors.ts';
+import type { RunningTurns } from './threads/running-turns.ts';
+
+/** Time for a stopped turn to send its `error` event and store its reply before the connections close. */
+const STOP_BEFORE_THE_DRAIN_ENDS_MS = 1_000;
+
+export function stopTurnsBeforeTheDrainEnds(turns: RunningTurns, drainTimeoutMs: number): void {
+  const stopLater = () => {
+    setTimeout(() => turns.stopAll(SERVICE_STOPPING), Math.max(0, drainTimeoutMs - STOP_BEFORE_THE_DRAIN_ENDS_MS)).unref();
+  };
+  process.once('SIGTERM', stopLater);
+  process.once('SIGINT', stopLater);
+}
