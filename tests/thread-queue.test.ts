@@ -92,8 +92,12 @@ describe('the per-thread queue belongs to the thread’s owner', () => {
 });
 
 describe('a deletion and a stopped turn still writing', () => {
-  it('waits past the stopped turn\'s grace for its write, so the deleted thread does not come back', async () => {
-    const ids = { threadId: 'slow-store', resourceId: 'ada' };
+  it.each([
+    ['its reply', 0],
+    // Streamed past the draft interval (1 s): the draft's write is the slow one, and the reply's save comes after it.
+    ['its draft', 1_500],
+  ])('waits past the stopped turn\'s grace for %s, and drops what it writes later: the deleted thread does not come back', async (_what, streamForMs) => {
+    const ids = { threadId: `slow-store-${streamForMs}`, resourceId: 'ada' };
     h.model.script({ text: 'First reply.' }, { text: ['PARTIAL', ' reply'], hang: true });
     expect((await h.post(GENERATE, { ...userSays('First'), ...ids })).status).toBe(200);
     // The database takes longer than the grace to write the stopped turn's reply.
@@ -112,6 +116,7 @@ describe('a deletion and a stopped turn still writing', () => {
     const reader = streaming.body!.getReader();
     let streamed = '';
     while (!streamed.includes('PARTIAL')) streamed += new TextDecoder().decode((await reader.read()).value);
+    await new Promise((resolve) => setTimeout(resolve, streamForMs));
     client.abort();
     await reader.cancel().catch(() => {});
 
@@ -121,6 +126,8 @@ describe('a deletion and a stopped turn still writing', () => {
     expect(answered).toBe(false);
     slowWrite.resolve();
     expect((await deletion).status).toBe(200);
+    // Whatever the stopped turn writes after its slow write has had its chance to land.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await storedMessages(await h.store(), ids.threadId)).toEqual([]);
     expect((await h.get(`/threads/${ids.threadId}?resourceId=ada`)).status).toBe(404);
   }, 20_000);

@@ -5,7 +5,9 @@
  * Mastra before storing the reply and when the run finishes. A stored turn
  * holds its thread's lock from before it opens the conversation until it ends
  * (turn.ts), and a thread's deletion waits for that lock too, so within the
- * turn the thread is the one the turn opened: inside `runOnTurnThread`, the
+ * turn the thread is the one the turn opened (a stopped turn lets the lock go
+ * after its grace: its late writes to a thread deleted since are dropped, see
+ * deletion-after-writes.ts): inside `runOnTurnThread`, the
  * memory store answers reads of that thread from it. Should the turn itself
  * write the thread (none does today; a thread-scoped working memory would), its
  * later reads go to the store again. Everything outside the turn's async

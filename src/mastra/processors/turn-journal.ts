@@ -122,8 +122,10 @@ export class TurnJournal implements Processor<'turn-journal'> {
   }
 
   /**
-   * The service's own turns hold their thread's lock, which deletions wait for; Mastra's own runs (Studio's
-   * chat under `npm run dev`) do not, so their thread can go while they run.
+   * For Mastra's own runs (Studio's chat under `npm run dev`), which hold no thread lock, so their thread can go
+   * while they run. The service's own turns read their thread as they opened it (turn-thread.ts): a deletion waits
+   * for their lock, and a stopped turn that let its thread go has its late writes dropped by the store
+   * (deletion-after-writes.ts).
    */
   async #threadDeletedDuringTurn(journal: JournalState) {
     return journal.inputThreadId !== undefined && !(await this.#memory.getThreadById({ threadId: journal.inputThreadId }));
