@@ -85,8 +85,11 @@ export function parseQuery(text: string): ParsedQuery {
 }
 
 function townNamedIn(text: string): ParsedQuery['town'] {
-  const name = IN_NAME.exec(text)?.[1]?.trim();
-  if (!name || !/\p{Lu}\S*$/u.test(name) || namesARegion(name)) return undefined;
+  // The name ends at its last capitalised word: "in Jerusalem please" names Jerusalem.
+  const words = IN_NAME.exec(text)?.[1]?.trim().split(/\s+/) ?? [];
+  while (words.length > 0 && !/^\p{Lu}/u.test(words.at(-1)!)) words.pop();
+  const name = words.join(' ');
+  if (!name || namesARegion(name)) return undefined;
   const { criteria, freeWords } = readWords(normalizeName(name).split(' '));
   return criteria.length === 0 && freeWords.length > 0 ? { name, words: freeWords } : undefined;
 }

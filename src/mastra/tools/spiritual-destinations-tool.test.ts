@@ -98,6 +98,7 @@ describe('spiritualDestinationsTool', () => {
   it.each([
     ['churches in Rome', 'Rome', 'Italy', 'st-peters-basilica'],
     ['Christian sites in Jerusalem', 'Jerusalem', 'Israel', 'church-of-the-holy-sepulchre'],
+    ['Christian sites in Jerusalem please', 'Jerusalem', 'Israel', 'church-of-the-holy-sepulchre'],
     ['Golden Temple in Amritsar', 'Amritsar', 'India', 'golden-temple'],
     ['churches in Santiago de Compostela', 'Santiago de Compostela', 'Spain', 'santiago-de-compostela-cathedral'],
   ])('reads "%s" as a search within 30 km of the town', async (query, town, country, expectedId) => {
@@ -108,6 +109,18 @@ describe('spiritualDestinationsTool', () => {
     expect(output.destinations.every(({ distanceKm }) => distanceKm! <= 30)).toBe(true);
     expect(output.understood.ignoredWords).toEqual([]);
     expect(standIn.requests).toEqual([]);
+  });
+
+  it.each([
+    ['mosques in Andalusia', 'mosques'],
+    ['churches in Cappadocia', 'churches'],
+  ])('reads "%s" as words when the town of that name has nothing around it (a namesake far away)', async (query, kind) => {
+    const output = await outputOf(tool, { query, limit: 20 });
+
+    // The gazetteer's most populous Andalusia is in Alabama, its Cappadocia in Italy: no search around them.
+    expect(output.understood.near).toBeUndefined();
+    expect(output.understood.criteria).toEqual([kind]);
+    expect(output.total).toBeGreaterThan(0);
   });
 
   it('reads a country or region after "in" as that, and a name no town has as words', async () => {

@@ -116,19 +116,23 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       if (near && !place) {
         throw new ToolFailure(`Place "${near}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
       }
-      const answer = search({
-        criteria,
-        freeWords: inTown ? parsed.freeWords.filter((word) => !parsed.town!.words.includes(word)) : parsed.freeWords,
-        near: place && { ...place, radiusKm },
-        limit: input.limit ?? DEFAULT_LIMIT,
-      });
+      const searchAround = (around: typeof place, freeWords: string[]) =>
+        search({ criteria, freeWords, near: around && { ...around, radiusKm }, limit: input.limit ?? DEFAULT_LIMIT });
+      let answer = searchAround(place, inTown ? parsed.freeWords.filter((word) => !parsed.town!.words.includes(word)) : parsed.freeWords);
+      let searchedAround = place;
+      // A town of that name with nothing around it is likely another place's namesake ("mosques in Andalusia" is no
+      // search around Andalusia, Alabama): its name is then words of the request, as any other.
+      if (inTown && answer.total === 0) {
+        answer = searchAround(undefined, parsed.freeWords);
+        searchedAround = undefined;
+      }
       return {
         destinations: answer.destinations,
         total: answer.total,
         understood: {
           // "Native American" is a tradition and a continent, but one thing asked for.
           criteria: [...new Set(criteria.map((criterion) => criterion.label))],
-          ...(place && { near: { ...place, radiusKm } }),
+          ...(searchedAround && { near: { ...searchedAround, radiusKm } }),
           ignoredWords: answer.ignoredWords,
         },
       };
