@@ -143,7 +143,9 @@ number of requests sized from the servers' own speed, so on a busy machine it ta
 description says how busy the machine was). \`npm run bench:profile\` profiles ours.
 Settings: \`BENCH_OURS_CMD\` (the command that starts ours, default \`node src/server.ts\`; it must
 start the server process itself, not a shell or npm, so its pid is the one measured),
-\`BENCH_SECONDS\` per load run (1.5), \`BENCH_REPEATS\` (3).
+\`BENCH_SECONDS\` per load run (1.5), \`BENCH_REPEATS\` (3); for \`npm run bench:profile\`,
+\`BENCH_PROFILE_ROUTE\` (\`generate\`, or \`stream\`) and \`BENCH_PROFILE_SECONDS\` (10). \`BENCH_SQL_LOG\`
+is set by the profile for its statement log (\`bench/sql-log.ts\`), not by hand.
 
 ## What is compared
 
