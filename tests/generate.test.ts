@@ -290,6 +290,13 @@ describe('POST /generate: personalities', () => {
     expect(body.error).toContain('runtimeContext.metadata.personality: personality must be one of guru, wanderer, friend, philosopher');
     expect(h.model.requests).toHaveLength(0);
   });
+
+  it.each(['runtimeContext', 'tracingOptions'])('refuses a personality beside %s.metadata, where it would be ignored', async (field) => {
+    const response = await h.post(GENERATE, { ...userSays('Hi'), [field]: { personality: 'guru' } });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toContain(`${field}.personality: personality belongs in ${field}.metadata.personality`);
+    expect(h.model.requests).toHaveLength(0);
+  });
 });
 
 describe('POST /generate: malformed bodies are 400 INVALID_REQUEST', () => {

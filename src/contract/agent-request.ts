@@ -53,6 +53,16 @@ export function endsWithUserMessage(messages: string | Array<{ role: string }>):
   return typeof messages === 'string' || messages.length === 0 || messages.at(-1)?.role === 'user';
 }
 
+/**
+ * The context objects pass other fields on untouched, but a personality beside `metadata` (where Mastra's own
+ * request context keeps it) would be silently ignored: the client would get another voice than it asked for.
+ */
+const hasNoPersonality = (context: Record<string, unknown>) => !('personality' in context);
+const misplacedPersonality = (field: string) => ({
+  message: `personality belongs in ${field}.metadata.personality`,
+  path: ['personality'],
+});
+
 export const agentRequest = z
   .object({
     messages: z
@@ -68,9 +78,11 @@ export const agentRequest = z
           .looseObject({ personality: personality.optional(), userId: z.string().optional(), tags: tags.optional() })
           .optional(),
       })
+      .refine(hasNoPersonality, misplacedPersonality('runtimeContext'))
       .optional(),
     tracingOptions: z
       .looseObject({ metadata: z.looseObject({ personality: personality.optional() }).optional() })
+      .refine(hasNoPersonality, misplacedPersonality('tracingOptions'))
       .optional(),
   })
   .strict();
