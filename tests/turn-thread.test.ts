@@ -133,7 +133,7 @@ describe('deleting a thread while a turn runs on it', () => {
       expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([]);
     });
 
-    it("Studio's own chat, a long reply: the draft written after the deletion goes too", async () => {
+    it("Studio's own chat, a long reply: no draft lands after the deletion", async () => {
       const ids = { threadId: 'studio-draft-doomed', resourceId: 'ada' };
       const agent = studio.mastra.getAgent('companionAgent');
       studio.model.script({ text: ['Hel', 'lo'], hang: true });
@@ -142,8 +142,9 @@ describe('deleting a thread while a turn runs on it', () => {
       await vi.waitFor(() => expect(studio.model.requests).toHaveLength(1));
       const remove = await studio.app.request(`/api/memory/threads/${ids.threadId}?agentId=companionAgent&resourceId=ada`, { method: 'DELETE' });
       expect(remove.status).toBe(200);
-      // The reply keeps streaming: its draft (written once a second) lands under the deleted thread's id.
-      await vi.waitFor(async () => expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([['assistant', 'Hello', 'interrupted']]), { timeout: 3000 });
+      // The reply keeps streaming past the draft interval (1 s): its drafts are dropped, the thread being deleted.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([]);
 
       const aborted = await studio.post('/api/agents/companionAgent/threads/abort', ids);
       expect(await aborted.json()).toEqual({ aborted: true });
