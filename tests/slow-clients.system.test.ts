@@ -44,10 +44,23 @@ it('cuts a client that trickles its body or its headers byte by byte, with 408',
   ]);
   for (const { answer, sent } of [slowBody, slowHeaders]) {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'INVALID_REQUEST', details: {} });
     // Cut long before the whole request was sent (over 1,000 bytes at 5 a second).
     expect(sent).toBeLessThan(200);
   }
 }, 60_000);
+
+it('answers what Node cannot read as HTTP with a SPEC body: a malformed request 400, headers too large 431', async () => {
+  const [malformed, tooLarge] = await Promise.all([
+    trickle('GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', ''),
+    trickle(`GET /health HTTP/1.1\r\nHost: x\r\nX-Padding: ${'x'.repeat(20_000)}\r\n\r\n`, ''),
+  ]);
+  for (const [{ answer }, status] of [[malformed, 400], [tooLarge, 431]] as const) {
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer).toContain('Content-Type: application/json');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: expect.any(String), code: 'INVALID_REQUEST', details: {} });
+  }
+});
 
 // The built output and `npm run dev` start the Node server inside Mastra (createNodeServer), where src/server.ts
 // never runs: the app itself gives that server its limits, from the first request on, a health probe included.

@@ -89,6 +89,18 @@ export function rateLimited(retryAfterSeconds: number) {
   return new ApiError(429, 'RATE_LIMITED', message, { retryAfterSeconds }, undefined, retryAfterHeader(retryAfterSeconds));
 }
 
+/**
+ * What Node's HTTP parser refuses before any handler runs (it answers on the socket): headers over its limit (431),
+ * a request that did not arrive within the read timeouts (408), anything else it cannot read as HTTP (400).
+ */
+export function unreadableRequest(parserCode: string | undefined): ApiError {
+  if (parserCode === 'HPE_HEADER_OVERFLOW') return new ApiError(431, 'INVALID_REQUEST', 'The request headers are too large.');
+  if (parserCode === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ApiError(408, 'INVALID_REQUEST', 'The request did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS); the connection is closed.');
+  }
+  return new ApiError(400, 'INVALID_REQUEST', 'The request is not valid HTTP/1.1.');
+}
+
 export function bodyTooLarge(maxBytes: number) {
   return new ApiError(413, 'INVALID_REQUEST', `Request body exceeds ${maxBytes} bytes.`, { maxBytes });
 }
