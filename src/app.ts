@@ -46,6 +46,9 @@ import { STOPPED_TURN_GRACE_MS } from './threads/turn.ts';
 import { stopTurnsBeforeTheDrainEnds } from './shutdown-turns.ts';
 import { InProcessTurnLock, type TurnLock } from './threads/turn-lock.ts';
 
+/** Headers of the service's error answers a browser page may read (none is CORS-safelisted). */
+const ANSWER_HEADERS = ['retry-after', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'www-authenticate'];
+
 /** Mastra's default cap on a request handler, kept for every route unless a turn or a transcription may take longer. */
 const MASTRA_HANDLER_TIMEOUT_MS = 180_000;
 const OWN_ANSWER_MARGIN_MS = 5_000;
@@ -220,8 +223,8 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       onValidationError: errors.onValidationError,
       build: { openAPIDocs: true },
       bodySizeLimit: MAX_BODY_BYTES,
-      // Browser clients need to read the ids the SPEC routes answer with.
-      cors: { origin: createCorsOrigin(config.cors), exposeHeaders: [TRACE_HEADER, THREAD_HEADER] },
+      // Browser clients need to read the ids the SPEC routes answer with, how long a 429 asks them to wait, and a 401's challenge.
+      cors: { origin: createCorsOrigin(config.cors), exposeHeaders: [TRACE_HEADER, THREAD_HEADER, ...ANSWER_HEADERS] },
       apiRoutes: [
         ...createThreadRoutes(errors.specErrors, turnLock),
         stt.route,

@@ -398,7 +398,9 @@ describe('CORS', () => {
       service.model.script({ text: 'ok' });
       const reply = await service.post(GENERATE, userSays('Hi'), { origin: 'https://app.example.com' });
       expect(reply.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-      expect(reply.headers.get('access-control-expose-headers')?.toLowerCase().split(',')).toEqual(expect.arrayContaining(['x-trace-id', 'x-thread-id']));
+      expect(reply.headers.get('access-control-expose-headers')?.toLowerCase().split(',')).toEqual(
+        expect.arrayContaining(['x-trace-id', 'x-thread-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'www-authenticate']),
+      );
     });
   });
 
