@@ -42,8 +42,11 @@ export const threadSchema = z.object({
 
 export type SpecThread = z.infer<typeof threadSchema>;
 
-/** The owner; optional because with auth on the token names it (see the README's Security section). */
-export const ownerQuery = z.object({
+/**
+ * The owner; optional because with auth on the token names it (see the README's Security section). No other
+ * parameter: a misspelt one (`resourceid`, `perPage[]`) would be ignored, and the request answered as if unsent.
+ */
+export const ownerQuery = z.strictObject({
   resourceId: safeId('resourceId')
     .optional()
     .describe("The user (the thread's owner): required without authentication; with it, the token's subject (another value is a 403)"),
