@@ -123,10 +123,11 @@ describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reach
     await route.expectRefused(audioForm(await audio.read('truncated.mp3'), 'truncated.mp3'), /accepted format .*: it is truncated/);
   });
 
-  // ffmpeg decodes these without an error, as shorter audio: the Ogg pages tell.
+  // ffmpeg decodes these without an error, as shorter audio: the Ogg pages tell, or the FLAC header's sample count.
   it.each([
     { name: 'an OGG (Opus) cut mid-page', file: 'truncated.opus.ogg', reason: 'it is truncated (its last Ogg page is cut off)' },
     { name: 'an OGG (Opus) with a damaged page header', file: 'damaged.opus.ogg', reason: 'it is damaged (it is not a sequence of Ogg pages)' },
+    { name: 'a FLAC damaged in the middle', file: 'damaged.flac', reason: 'it is damaged (part of its audio cannot be decoded)' },
   ])('$name', async ({ file, reason }) => {
     const body = await route.expectRefused(audioForm(await audio.read(file), file), `The file is not audio in an accepted format (MP3, WAV, M4A, FLAC, OGG, WEBM): ${reason}.`);
     expect(body.details.reason).toBe(reason);

@@ -92,7 +92,7 @@ const OPENAPI = {
   summary: 'Transcribe an audio file',
   description:
     `Upload one audio file as multipart/form-data in field \`audio\` (at most ${MAX_AUDIO_SIZE_TEXT}; ${ACCEPTED_FORMATS_TEXT}, ` +
-    'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language.',
+    'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language (the local engine: English only).',
   tags: ['Speech-to-text'],
   requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
   responses: {
@@ -100,7 +100,7 @@ const OPENAPI = {
     400: { description: 'No audio file, a bad form field, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
     413: { description: `The audio file is larger than ${MAX_AUDIO_SIZE_TEXT}`, content: json(errorBodySchema) },
     429: {
-      description: 'The speech-to-text provider is rate limiting; `Retry-After` says when to try again',
+      description: "This client's RATE_LIMIT_PER_MINUTE, or the speech-to-text provider's own limit; `Retry-After` says when to try again (the provider's, when it gave one)",
       headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
       content: json(errorBodySchema),
     },

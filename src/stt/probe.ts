@@ -74,6 +74,9 @@ export async function probeReadiness(): Promise<EngineReadiness> {
   return { ok: true };
 }
 
+/** More audio missing from a FLAC than its header counts than rounding explains: frames were skipped as damaged. */
+const FLAC_MISSING_AUDIO_SECONDS = 0.1;
+
 /** Decoding runs off the event loop, in child processes: one upload's at a time per core, the others queued. */
 const decoding = new Slots(availableParallelism());
 
@@ -91,6 +94,10 @@ async function probe(path: string, { maxSeconds, signal, pcmPath }: ProbeOptions
   if (statedSeconds !== undefined && statedSeconds > maxSeconds) throw audioTooLong(maxSeconds);
   const durationSeconds = await decodedDuration(path, { pcmPath, maxSeconds, signal });
   if (durationSeconds > maxSeconds) throw audioTooLong(maxSeconds);
+  // ffmpeg skips FLAC frames that fail their checksum without a word: fewer samples than its header counts tell.
+  if (format === 'flac' && statedSeconds !== undefined && statedSeconds - durationSeconds > FLAC_MISSING_AUDIO_SECONDS) {
+    throw unsupportedAudio('it is damaged (part of its audio cannot be decoded)');
+  }
   if (durationSeconds === 0) throw unsupportedAudio('it contains no audio samples');
   return { format, durationSeconds };
 }
