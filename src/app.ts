@@ -51,6 +51,7 @@ const ANSWER_HEADERS = ['retry-after', 'ratelimit-policy', 'ratelimit-limit', 'r
 
 /** Mastra's default cap on a request handler, kept for every route unless a turn or a transcription may take longer. */
 const MASTRA_HANDLER_TIMEOUT_MS = 180_000;
+/** How much sooner than that cap a turn or a transcription answers its own timeout. */
 const OWN_ANSWER_MARGIN_MS = 5_000;
 
 /**

@@ -7,6 +7,7 @@
  * file; on PostgreSQL, the replica holding it).
  */
 import type { MemoryStorage } from '@mastra/core/storage';
+import { settledWithin } from './settled-within.ts';
 
 type MessageStore = Pick<MemoryStorage, 'saveMessages' | 'saveThread' | 'deleteThread'>;
 
@@ -58,12 +59,4 @@ function track(inFlight: Map<string, Set<Promise<unknown>>>, threadId: string, s
     if (saves.size === 0 && inFlight.get(threadId) === saves) inFlight.delete(threadId);
   };
   saving.then(settled, settled);
-}
-
-async function settledWithin(saves: readonly Promise<unknown>[], maxMs: number): Promise<void> {
-  if (saves.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs)));
-  await Promise.race([Promise.allSettled(saves), deadline]);
-  clearTimeout(timer);
 }

@@ -4,6 +4,7 @@
  * them to store their replies as far as they got (turn-journal.ts) before the process exits.
  */
 import type { ApiError } from '../contract/errors.ts';
+import { settledWithin } from './settled-within.ts';
 
 interface RunningTurn {
   stop(reason: ApiError): void;
@@ -31,11 +32,7 @@ export class RunningTurns {
   }
 
   /** Resolves when every turn running now has ended, or after `maxMs`. */
-  async allEnded(maxMs: number): Promise<void> {
-    if (this.#turns.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs)));
-    await Promise.race([Promise.all([...this.#turns].map((turn) => turn.ended)), deadline]);
-    clearTimeout(timer);
+  allEnded(maxMs: number): Promise<void> {
+    return settledWithin([...this.#turns].map((turn) => turn.ended), maxMs);
   }
 }
