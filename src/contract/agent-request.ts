@@ -44,9 +44,10 @@ export const MAX_MESSAGES = 100;
 /**
  * Mastra continues a trailing assistant message instead of answering it: the
  * client's text would become the start of the stored reply, in the agent's name.
+ * A trailing system message is refused alike: the turn answers the user's last words.
  */
 export const LAST_MESSAGE_FROM_USER =
-  'the last message must have role user: the companion answers the user (a trailing assistant message would be merged into the reply)';
+  "the last message must have role user: the companion answers the user (a trailing assistant message would be merged into the reply; put a system message before the user's last message)";
 
 /** An empty list is refused on its own (at least one message). */
 export function endsWithUserMessage(messages: string | Array<{ role: string }>): boolean {

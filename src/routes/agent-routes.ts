@@ -64,6 +64,7 @@ export function createAgentRoutes(routeOptions: AgentRouteOptions) {
 
 async function generate(c: Context, routeOptions: AgentRouteOptions) {
   const { agent, messages, options, conversation, turn, run } = await prepareAgentCall(c, routeOptions);
+  nameStoredThread(c, conversation);
   try {
     const result = await run(() =>
       agent.generate(messages, {
@@ -77,7 +78,6 @@ async function generate(c: Context, routeOptions: AgentRouteOptions) {
     });
     // A stopped run resolves (finish reason "aborted") rather than rejects.
     throwIfStopped(turn);
-    if (conversation) c.header(THREAD_HEADER, conversation.threadId);
     return c.json(toGenerateResponse(result, conversation, c.get('traceId')));
   } finally {
     turn.end();
@@ -90,6 +90,7 @@ async function generate(c: Context, routeOptions: AgentRouteOptions) {
  */
 async function stream(c: Context, routeOptions: AgentRouteOptions) {
   const { agent, messages, options, conversation, turn, run } = await prepareAgentCall(c, routeOptions);
+  nameStoredThread(c, conversation);
   let output;
   try {
     output = await run(() => agent.stream(messages, { ...options, abortSignal: turn.signal }));
@@ -98,7 +99,6 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
     turn.end();
     throw turn.stopped() ?? toApiError(error);
   }
-  if (conversation) c.header(THREAD_HEADER, conversation.threadId);
   c.header('x-accel-buffering', 'no');
   const timing = { ...routeOptions.stream, idleTimeoutMs: routeOptions.turns.idleTimeoutMs };
   return streamSSE(c, async (sse) => {
@@ -112,6 +112,14 @@ async function stream(c: Context, routeOptions: AgentRouteOptions) {
       turn.end();
     }
   });
+}
+
+/**
+ * The thread is stored once the turn has opened it, with the user's message stored before the model is called: a
+ * turn that fails after that still names it, so a client that sent only a `resourceId` can find (and retry on) it.
+ */
+function nameStoredThread(c: Context, conversation: { threadId: string } | undefined) {
+  if (conversation) c.header(THREAD_HEADER, conversation.threadId);
 }
 
 function throwIfStopped(turn: Turn) {
