@@ -78,3 +78,38 @@ it('gives a server Mastra started the same limits once a /health probe has come 
     await close();
   }
 });
+
+/** Sends one request with `body`, and a second on the same connection once the first is answered: the answers. */
+function refusedThenNext(method: string, path: string, contentType: string, body: string) {
+  const { port } = new URL(service.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => {
+    const first = !answer;
+    answer += chunk.toString('latin1');
+    if (answer.match(/HTTP\/1\.1 \d{3} /g)!.length === 2) socket.destroy();
+    else if (first && !answer.match(/\r\nconnection: close/i)) setTimeout(() => socket.writable && socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n'), 700);
+  });
+  socket.on('error', () => {});
+  const timer = setTimeout(() => socket.destroy(), 3_000);
+  return new Promise<string[]>((resolve) =>
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer.split(/(?=HTTP\/1\.1 \d{3} )/).map((response) => response.split('\r\n\r\n')[0]!));
+    }),
+  );
+}
+
+it('closes the connection after refusing a body it did not read, instead of dropping it after a keep-alive answer', async () => {
+  const large = JSON.stringify({ title: 'a', pad: 'x'.repeat(1_100 * 1024) });
+  const [unsupported] = await refusedThenNext('PATCH', '/threads/t1?resourceId=u1', 'text/plain', large);
+  expect(unsupported).toMatch(/^HTTP\/1\.1 415 /);
+  expect(unsupported).toMatch(/\r\nconnection: close/i);
+  const [tooLarge] = await refusedThenNext('POST', GENERATE, 'text/plain', large);
+  expect(tooLarge).toMatch(/^HTTP\/1\.1 415 /);
+  expect(tooLarge).toMatch(/\r\nconnection: close/i);
+  // A body read up to its limit is drained: the connection goes on.
+  const answers = await refusedThenNext('POST', GENERATE, 'application/json', large);
+  expect(answers.map((head) => head.slice(0, 12))).toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
+});

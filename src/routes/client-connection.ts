@@ -1,8 +1,28 @@
-/** @module The client's connection under a route: closing it outright, for a client that stopped reading. */
+/** @module The client's connection under a route: closing it outright, or after a refused request's answer. */
 import type { IncomingMessage } from 'node:http';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+
+/** `@hono/node-server` hands a handler the Node request as `c.env.incoming`; an in-process request has none. */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
 
 /** Closes the client's connection (on Node; an in-process request has none to close). */
 export function dropConnection(c: Context) {
-  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.destroy();
+  incomingOf(c)?.socket?.destroy();
 }
+
+/**
+ * A request refused before its body was read to the end (a 413 or 415, a body sent to a route that takes none) leaves
+ * the rest of that body on its connection. `@hono/node-server` drains it for at most 500 ms, but a body already handed
+ * to a web stream (Mastra reads a copy of every request's body) is never read again: the connection was dropped half a
+ * second after an answer that said keep-alive, and the client's next request on it failed. Such an answer says
+ * `Connection: close` instead, as Node's own refusals do.
+ */
+export const closeAfterUnreadBody: MiddlewareHandler = async (c, next) => {
+  await next();
+  const incoming = incomingOf(c);
+  if (c.res.status < 400 || !incoming || incoming.readableEnded) return;
+  const bodyLeft = !incoming.complete || incoming.readableLength > 0;
+  if (bodyLeft) c.res.headers.set('connection', 'close');
+};

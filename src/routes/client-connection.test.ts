@@ -1,0 +1,80 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeAfterUnreadBody } from './client-connection.ts';
+
+const HEALTH = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
+
+/** A route that refuses without reading, after copying the body's stream as Mastra's adapter does; one that reads it. */
+function app() {
+  const hono = new Hono();
+  hono.use(closeAfterUnreadBody);
+  hono.post('/refuse', (c) => {
+    void c.req.raw.clone();
+    return c.json({ error: 'unsupported' }, 415);
+  });
+  hono.post('/read', async (c) => c.json({ error: `bad ${(await c.req.text()).length}` }, 400));
+  hono.get('/health', (c) => c.text('ok'));
+  return hono;
+}
+
+/** Sends `body` to `path` on a raw connection, then (after the answer) a second request on the same connection. */
+function twoRequests(port: number, path: string, body: string): Promise<{ first: string; answers: number }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    let sentSecond = false;
+    const answers = () => received.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+    socket.on('data', (data) => {
+      received += data.toString('latin1');
+      if (answers() === 2) socket.destroy();
+      else if (!sentSecond && received.includes('\r\n\r\n')) {
+        sentSecond = true;
+        // After node-server's 500 ms drain, as a client that reuses the connection later would.
+        setTimeout(() => socket.writable && socket.write(HEALTH), 700);
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve({ first: received.split('\r\n\r\n')[0]!, answers: answers() }));
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    setTimeout(() => socket.destroy(), 2_000);
+  });
+}
+
+describe('closeAfterUnreadBody', () => {
+  let server: ServerType;
+  let port: number;
+  beforeAll(async () => {
+    server = serve({ fetch: app().fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('an answer refusing a body it left unread says Connection: close, so no client reuses a connection about to be dropped', async () => {
+    const { first, answers } = await twoRequests(port, '/refuse', 'x'.repeat(1024 * 1024));
+    expect(first).toMatch(/^HTTP\/1\.1 415 /);
+    expect(first).toMatch(/\r\nconnection: close/i);
+    expect(answers).toBe(1);
+  });
+
+  it('a small unread body too: it is left on the connection all the same', async () => {
+    const { first } = await twoRequests(port, '/refuse', '{"a":1}');
+    expect(first).toMatch(/\r\nconnection: close/i);
+  });
+
+  it('an error answer to a body read to its end keeps the connection, which takes the next request', async () => {
+    const { first, answers } = await twoRequests(port, '/read', 'x'.repeat(1024 * 1024));
+    expect(first).toMatch(/^HTTP\/1\.1 400 /);
+    expect(first).toMatch(/\r\nconnection: keep-alive/i);
+    expect(answers).toBe(2);
+  });
+
+  it('leaves an in-process request (no connection) as it is', async () => {
+    const response = await app().request('/refuse', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(415);
+    expect(response.headers.get('connection')).toBeNull();
+  });
+});
