@@ -128,19 +128,30 @@ function mastraStore(tracing: Tracing | undefined) {
  * Mastra, whose shutdown first waits for the turns still running. On SIGTERM it comes once the server's drain has
  * ended: a turn still running then was stopped a moment before (shutdown-turns.ts), or lost its connection, and is
  * storing its reply as far as it got (a stopped turn's grace at most), which the process must not exit before.
+ * Then the service's own stores are closed, on every way out (Mastra's closes none): a LibSQL file closed folds its
+ * write-ahead log back in, so after a stop the file alone holds every turn (README "Backups of the database").
  */
 class CompanionMastra extends Mastra {
   readonly #running: RunningTurns;
+  readonly #closeStores: () => Promise<unknown>;
 
-  constructor(options: ConstructorParameters<typeof Mastra>[0], running: RunningTurns) {
+  constructor(options: ConstructorParameters<typeof Mastra>[0], running: RunningTurns, closeStores: () => Promise<unknown>) {
     super(options);
     this.#running = running;
+    this.#closeStores = closeStores;
   }
 
   override async shutdown(options?: Parameters<Mastra['shutdown']>[0]) {
     await this.#running.allEnded(STOPPED_TURN_GRACE_MS);
-    return super.shutdown(options);
+    await super.shutdown(options);
+    await this.#closeStores();
   }
+}
+
+/** A shutdown may come twice (a signal, then a host's `close()`): what it closes is closed once. */
+function once<T>(run: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= run());
 }
 
 /** The Mastra instance the entry points serve (`npm start`, the built output, `mastra dev`), which a signal stops. */
@@ -233,7 +244,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         ...createDocsRoutes(),
       ],
     },
-  }, runningTurns);
+  }, runningTurns, once(() => Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close(), tracing?.close()])));
   // Before Mastra's CORS and /health: a health probe is enough to give the server its read timeouts, and CORS
   // answers only the preflights of served routes. Outside Mastra's handler timeout, so a request it answers still
   // gets its access line.
@@ -250,7 +261,6 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
       // Mastra's own teardown too: each instance registers a hook in a module-level registry that only
       // shutdown() removes, so a closed app would otherwise stay in memory for the life of the process.
       await mastra.shutdown();
-      await Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close(), tracing?.close()]);
     },
   };
 }

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createClient } from '@libsql/client';
 import type { IMastraLogger } from '@mastra/core/logger';
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import { LibSQLStore } from '@mastra/libsql';
@@ -51,7 +52,7 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
   switch (scheme) {
     case 'file:':
       ensureParentDirectory(databaseUrl);
-      return new LibSQLStore({ id: STORE_ID, url: databaseUrl });
+      return new LibSQLFileStore(databaseUrl);
     case 'libsql:':
     case 'http:':
     case 'https:':
@@ -62,6 +63,33 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
     default:
       // Only the scheme is named: the rest of the URL may hold a password.
       throw new Error(`Unsupported DATABASE_URL scheme "${scheme ?? ''}": use ${DATABASE_SCHEMES_TEXT}`);
+  }
+}
+
+/**
+ * A LibSQL file store that folds its write-ahead log into the file once it is closed. The driver's close leaves its
+ * connections to be finished later, and a process that exits right after (the service on SIGTERM) left every turn
+ * since SQLite's last automatic checkpoint (every 1 000 pages: all of a small database's) in the `-wal` file only; a
+ * copy of the database file alone had lost them (README "Backups of the database").
+ */
+class LibSQLFileStore extends LibSQLStore {
+  readonly #url: string;
+
+  constructor(url: string) {
+    super({ id: STORE_ID, url });
+    this.#url = url;
+  }
+
+  override async close() {
+    await super.close();
+    const client = createClient({ url: this.#url });
+    try {
+      await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch (error) {
+      this.logger.warn('LibSQLStore: the write-ahead log was not folded into the database file; back up both', { error: (error as Error).message });
+    } finally {
+      client.close();
+    }
   }
 }
 
