@@ -11,10 +11,21 @@ import type { RunningTurns } from './threads/running-turns.ts';
 /** Time for a stopped turn to send its `error` event and store its reply before the connections close. */
 const STOP_BEFORE_THE_DRAIN_ENDS_MS = 1_000;
 
-export function stopTurnsBeforeTheDrainEnds(turns: RunningTurns, drainTimeoutMs: number): void {
-  const stopLater = () => {
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/** What of `process` the signal handling uses. */
+export type SignalledProcess = Pick<NodeJS.Process, 'once' | 'listenerCount' | 'kill' | 'pid'>;
+
+export function stopTurnsBeforeTheDrainEnds(turns: RunningTurns, drainTimeoutMs: number, host: SignalledProcess = process): void {
+  const stopLater = (signal: NodeJS.Signals) => {
+    // Mastra installs its shutdown once the server has started its workers (with tracing on, well after it listens).
+    // A signal before that has no one else to stop the process, and a listener takes away Node's default: without
+    // this, the process went on running. It stops as Node stops it.
+    if (host.listenerCount(signal) === 0) {
+      host.kill(host.pid, signal);
+      return;
+    }
     setTimeout(() => turns.stopAll(SERVICE_STOPPING), Math.max(0, drainTimeoutMs - STOP_BEFORE_THE_DRAIN_ENDS_MS)).unref();
   };
-  process.once('SIGTERM', stopLater);
-  process.once('SIGINT', stopLater);
+  for (const signal of SIGNALS) host.once(signal, stopLater);
 }
