@@ -280,6 +280,9 @@ describe('rate limiting', () => {
 
     expect((await call(app, 'GET', '/threads', { token: eve })).status).toBe(200);
     expect((await app.request('/health')).status).toBe(200);
+    // A request refused with 401 has no subject to count for: it is never limited, and counts for no one.
+    for (let i = 0; i < 3; i++) expect((await call(app, 'GET', '/threads', {})).status).toBe(401);
+    expect((await call(app, 'GET', '/threads', { token: eve })).status).toBe(200);
 
     vi.setSystemTime(Date.now() + 61_000);
     expect((await call(app, 'GET', '/threads', { token: dan })).status).toBe(200);
