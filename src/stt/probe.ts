@@ -77,6 +77,12 @@ export async function probeReadiness(): Promise<EngineReadiness> {
 /** More audio missing from a FLAC than its header counts than rounding explains: frames were skipped as damaged. */
 const FLAC_MISSING_AUDIO_SECONDS = 0.1;
 
+/**
+ * A codec's priming and padding count in both the stated and the decoded length (an MP3's encoder delay and last
+ * frame, AAC's priming, Opus's pre-skip: under 0.1 s), so audio of exactly the limit must not be refused for them.
+ */
+const CODEC_PADDING_SECONDS = 0.25;
+
 /** Decoding runs off the event loop, in child processes: one upload's at a time per core, the others queued. */
 const decoding = new Slots(availableParallelism());
 
@@ -91,9 +97,9 @@ async function probe(path: string, { maxSeconds, signal, pcmPath }: ProbeOptions
   if (candidates.includes('ogg')) await assertCompleteOgg(path);
   const { format, statedSeconds } = await containedFormat(path, candidates, signal);
   // A 6 kbps Opus holds 10 hours in 25 MB: refused before any of it is decoded when its container says so.
-  if (statedSeconds !== undefined && statedSeconds > maxSeconds) throw audioTooLong(maxSeconds);
+  if (statedSeconds !== undefined && statedSeconds > maxSeconds + CODEC_PADDING_SECONDS) throw audioTooLong(maxSeconds);
   const durationSeconds = await decodedDuration(path, { pcmPath, maxSeconds, signal });
-  if (durationSeconds > maxSeconds) throw audioTooLong(maxSeconds);
+  if (durationSeconds > maxSeconds + CODEC_PADDING_SECONDS) throw audioTooLong(maxSeconds);
   // ffmpeg skips FLAC frames that fail their checksum without a word: fewer samples than its header counts tell.
   if (format === 'flac' && statedSeconds !== undefined && statedSeconds - durationSeconds > FLAC_MISSING_AUDIO_SECONDS) {
     throw unsupportedAudio('it is damaged (part of its audio cannot be decoded)');
@@ -128,8 +134,11 @@ function formatsBySignature(head: Buffer): AudioFormat[] {
   return [];
 }
 
-/** The lengths a WAV writer puts in its header when it cannot know them (it writes to a pipe and cannot seek back). */
-const UNKNOWN_WAV_LENGTHS = new Set([0, 0x7fffffff, 0xffffffff]);
+/**
+ * The lengths a WAV writer puts in its header when it cannot know them (it writes to a pipe and cannot seek back):
+ * ffmpeg and arecord one of the first three, sox its own large round number.
+ */
+const UNKNOWN_WAV_LENGTHS = new Set([0, 0x7fffffff, 0xffffffff, 0x7ffff000]);
 
 /**
  * A WAV written to a pipe (ffmpeg or sox to stdout, arecord) says "length unknown" in its header, and ffmpeg
@@ -253,7 +262,8 @@ async function decodedDuration(path: string, { pcmPath, maxSeconds, signal }: Pr
   const output = ['-t', String(maxSeconds + 1), ...(pcmPath ? [...PCM_OUTPUT_OPTIONS, '-y', pcmPath] : ['-f', 'null', '-'])];
   // Timestamps counted from the samples: a chained Ogg (two recordings one after the other) starts its clock again,
   // which ffmpeg's output would report as an error, though every sample decodes.
-  const args = ['-nostdin', '-v', 'error', '-xerror', '-i', path, '-map', '0:a:0', '-af', 'asetpts=N/SR/TB', '-progress', 'pipe:1', '-nostats', ...output];
+  // Frames that carry a checksum (every FLAC frame) are checked: ffmpeg otherwise decodes a damaged one as noise.
+  const args = ['-nostdin', '-v', 'error', '-xerror', '-err_detect', 'crccheck', '-i', path, '-map', '0:a:0', '-af', 'asetpts=N/SR/TB', '-progress', 'pipe:1', '-nostats', ...output];
   const result = await runProgram('ffmpeg', args, signal);
   if (result.failed || result.stderr.trim() !== '') throw unsupportedAudio('it is damaged or truncated (its audio cannot be decoded to the end)');
   const microseconds = [...result.stdout.matchAll(/^out_time_us=(\d+)$/gm)].at(-1)?.[1];
