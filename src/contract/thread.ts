@@ -58,9 +58,14 @@ export function ownerRequired() {
   return fromZodError(missing, 'query parameters');
 }
 
+const MAX_PER_PAGE = 100;
+
+/** The stores refuse an offset (page × perPage) past half the largest safe integer: a page past it is a 400, not their failure. */
+const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 2 / MAX_PER_PAGE);
+
 export const pageQuery = ownerQuery.extend({
-  page: z.coerce.number().int().min(0).default(0),
-  perPage: z.coerce.number().int().min(1).max(100).default(20),
+  page: z.coerce.number().int().min(0).max(MAX_PAGE).default(0),
+  perPage: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(20),
 });
 
 export const threadIdParam = z.object({ threadId: safeId('threadId') });
