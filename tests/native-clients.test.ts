@@ -38,6 +38,10 @@ it('tells a Mastra client that forgot the header how to select its protocol, and
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, retries: 0 });
   const refused = await client.getAgent('companionAgent').generate('Hi', { memory: { thread: 't-1', resource: 'u-1' } }).catch((error: unknown) => error);
   expect(String(refused)).toContain("select their protocol with the x-mastra-client-type header");
+  // A native body with the AI SDK's content parts (`{type: "text"}`, where SPEC has `input_text`) reads as one too.
+  const nativeParts = await h.post(GENERATE, { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+  expect(nativeParts.status).toBe(400);
+  expect((await nativeParts.json()).error).toContain('select their protocol with the x-mastra-client-type header');
   const spec = await h.post(GENERATE, { messages: [{ role: 'robot', content: 'Hi' }] });
   expect(spec.status).toBe(400);
   expect((await spec.json()).error).not.toContain('x-mastra-client-type');

@@ -22,15 +22,20 @@ export const NATIVE_CLIENT_HEADER = 'x-mastra-client-type';
 const NATIVE_ONLY_FIELDS = ['memory', 'requestContext', 'runId', 'maxSteps'];
 
 /**
- * A refused SPEC body that reads as a native one (`messages` a string, or a native-only field) says how to
- * select that protocol: stock client-js sends no header of its own.
+ * A refused SPEC body that reads as a native one (`messages` a string, a native-only field, or content parts of
+ * the AI SDK's `{type: "text"}`) says how to select that protocol: stock client-js sends no header of its own.
  */
 export function invalidSpecBody(error: z.ZodError, body: unknown): ApiError {
   const refused = fromZodError(error);
-  const looksNative =
-    typeof body === 'object' && body !== null && (typeof (body as { messages?: unknown }).messages === 'string' || NATIVE_ONLY_FIELDS.some((field) => field in body));
-  if (!looksNative) return refused;
+  if (!looksNative(body)) return refused;
   return invalidRequest(`${refused.message}. Mastra's own clients (@mastra/client-js, Studio) select their protocol with the ${NATIVE_CLIENT_HEADER} header.`, refused.details);
+}
+
+function looksNative(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const { messages } = body as { messages?: unknown };
+  const hasTextParts = Array.isArray(messages) && messages.some((message) => Array.isArray(message?.content) && message.content.some((part: unknown) => (part as { type?: unknown })?.type === 'text'));
+  return typeof messages === 'string' || hasTextParts || NATIVE_ONLY_FIELDS.some((field) => field in body);
 }
 
 const textPart = z.strictObject({ type: z.literal('text', { error: 'content parts must be {type: "text", text}' }), text: z.string() });
