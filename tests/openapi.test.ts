@@ -135,6 +135,15 @@ describe('the SPEC agent routes', () => {
       { ...userSays('Hi'), runtimeContext: { metadata: { personality: 'pirate' } } },
       { messages: [] },
       { messages: [{ role: 'robot', content: 'Hi' }] },
+      // What the routes refine, the document says too: some text, no personality beside metadata, clean tags.
+      { messages: [{ role: 'user', content: '  ' }] },
+      { messages: [{ role: 'user', content: [{ type: 'input_text', text: '' }] }] },
+      { messages: [{ role: 'user', content: [{ type: 'input_text', text: '' }, { type: 'input_text', text: 'Hi' }] }] },
+      { ...userSays('Hi'), runtimeContext: { personality: 'guru' } },
+      { ...userSays('Hi'), tracingOptions: { personality: 'guru' } },
+      { ...userSays('Hi'), runtimeContext: { metadata: { tags: ['a\u0007b'] } } },
+      { ...userSays('Hi'), runtimeContext: { metadata: { tags: ['   '] } } },
+      { ...userSays('Hi'), runtimeContext: { metadata: { tags: [' travel '] } } },
     ];
     h.model.script(...bodies.map(() => ({ text: 'ok' })));
     for (const body of bodies) {
@@ -151,6 +160,18 @@ describe('the SPEC agent routes', () => {
 });
 
 describe('the rest of our routes', () => {
+  it("documents the thread PATCH body the route validates: what it accepts passes, what it rejects fails", async () => {
+    const ajv = new Ajv2020({ strict: false });
+    const accepts = ajv.compile(document.paths['/threads/{threadId}'].patch.requestBody.content['application/json'].schema);
+    h.model.script({ text: 'ok' });
+    await h.post(GENERATE, { ...userSays('Hi'), threadId: 'documented', resourceId: 'u' });
+    const bodies = [{ title: 'New' }, { tags: ['a', ' b '] }, {}, { title: ' ' }, { title: 'a\nb' }, { tags: ['a\tb'] }, { colour: 'red' }];
+    for (const body of bodies) {
+      const status = (await h.send('PATCH', '/threads/documented?resourceId=u', body)).status;
+      expect({ body, documentedAsValid: accepts(body) }).toEqual({ body, documentedAsValid: status === 200 });
+    }
+  });
+
   it('documents the thread API, with the SPEC error body for its failures', () => {
     const operations = Object.entries(document.paths as Record<string, Record<string, { summary?: string }>>)
       .filter(([path]) => path.startsWith('/threads'))

@@ -29,8 +29,10 @@ export function contentText(content: string | ReadonlyArray<{ text: string }>): 
  * message before it the last one.
  */
 export function textContent<Part extends z.ZodType<{ text: string }>>(part: Part, error: string) {
+  // The refinement, which JSON Schema cannot run, is also written as the keywords that say the same (OpenAPI).
+  const someText = { type: 'string', pattern: '\\S' };
   return z
-    .union([z.string(), z.array(part).min(1, 'content must not be empty')], { error })
+    .union([z.string().meta(someText), z.array(part).min(1, 'content must not be empty').meta({ contains: { type: 'object', properties: { text: someText }, required: ['text'] } })], { error })
     .refine((content) => contentText(content).trim() !== '', 'content must hold some text, not only whitespace');
 }
 
@@ -59,6 +61,8 @@ export function endsWithUserMessage(messages: string | Array<{ role: string }>):
  * request context keeps it) would be silently ignored: the client would get another voice than it asked for.
  */
 const hasNoPersonality = (context: Record<string, unknown>) => !('personality' in context);
+/** The same, as JSON Schema says it (OpenAPI). */
+const noPersonality = { not: { required: ['personality'] } };
 const misplacedPersonality = (field: string) => ({
   message: `personality belongs in ${field}.metadata.personality`,
   path: ['personality'],
@@ -70,7 +74,8 @@ export const agentRequest = z
       .array(specMessage, { error: 'messages must be an array of messages' })
       .min(1, 'messages must contain at least one message')
       .max(MAX_MESSAGES, `messages may contain at most ${MAX_MESSAGES} messages`)
-      .refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER),
+      .refine(endsWithUserMessage, LAST_MESSAGE_FROM_USER)
+      .meta({ description: `The conversation, oldest first; ${LAST_MESSAGE_FROM_USER}` }),
     threadId: safeId('threadId').optional(),
     resourceId: safeId('resourceId').optional(),
     runtimeContext: z
@@ -80,10 +85,12 @@ export const agentRequest = z
           .optional(),
       })
       .refine(hasNoPersonality, misplacedPersonality('runtimeContext'))
+      .meta(noPersonality)
       .optional(),
     tracingOptions: z
       .looseObject({ metadata: z.looseObject({ personality: personality.optional() }).optional() })
       .refine(hasNoPersonality, misplacedPersonality('tracingOptions'))
+      .meta(noPersonality)
       .optional(),
   })
   .strict();

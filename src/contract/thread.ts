@@ -21,8 +21,12 @@ function label(name: string, maxLength: number) {
     .trim()
     .min(1, `${name} must not be empty`)
     .max(maxLength, `${name} has at most ${maxLength} characters`)
-    .refine((text) => !/\p{Cc}/u.test(text), `${name} must not hold control characters`);
+    .refine((text) => !/\p{Cc}/u.test(text), `${name} must not hold control characters`)
+    .meta({ pattern: NO_CONTROL_CHARACTERS_SOME_TEXT, description: `${name}, trimmed: 1-${maxLength} characters, no control characters` });
 }
+
+/** The label refinement as JSON Schema says it (OpenAPI): some text, and no C0/C1 control character anywhere. */
+const NO_CONTROL_CHARACTERS_SOME_TEXT = '^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$';
 
 export const tags = z.array(label('a tag', 50), { error: 'tags must be an array of strings' }).max(20, 'at most 20 tags');
 
@@ -76,7 +80,8 @@ export const threadPatch = z
     tags: tags.optional(),
   })
   .strict()
-  .refine((patch) => patch.title !== undefined || patch.tags !== undefined, 'give title and/or tags');
+  .refine((patch) => patch.title !== undefined || patch.tags !== undefined, 'give title and/or tags')
+  .meta({ minProperties: 1 });
 
 const pagination = { page: z.number(), perPage: z.number(), total: z.number(), hasMore: z.boolean() };
 
