@@ -88,6 +88,9 @@ describe('the SPEC agent routes', () => {
     expect(operation.responses['200'].content).toEqual({ [mediaType]: { schema: { $ref: `#/components/schemas/${schema}` } } });
     expect(Object.keys(operation.responses['200'].headers)).toEqual(['x-trace-id', 'x-thread-id']);
     for (const status of ['400', '404', '413', '429', '500']) expect(operation.responses[status].content).toEqual(json(ERROR_BODY));
+    // A failure has its trace id, and names the thread it had opened (its user message is stored).
+    for (const status of ['400', '429', '500', '503', '504']) expect(Object.keys(operation.responses[status].headers), status).toEqual(expect.arrayContaining(['x-trace-id', 'x-thread-id']));
+    expect(operation.responses['429'].headers).toHaveProperty('Retry-After');
   });
 
   it('describes every stream event type of SPEC, each with runId', () => {
@@ -188,6 +191,7 @@ describe('the rest of our routes', () => {
       'id', 'title', 'resourceId', 'agentId', 'createdAt', 'updatedAt', 'metadata',
     ]);
     expect(read.responses['4XX'].content).toEqual(json(ERROR_BODY));
+    expect(read.responses['4XX'].headers).toHaveProperty('Retry-After');
     expect(read.responses['5XX'].content).toEqual(json(ERROR_BODY));
   });
 

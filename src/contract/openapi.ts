@@ -133,6 +133,13 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
     [headers.trace]: { description: 'Trace id of this request (the generate body repeats it as traceId)', schema: { type: 'string' } },
     [headers.thread]: { description: 'Thread of a stored turn; absent on a stateless turn', schema: { type: 'string' } },
   };
+  const failureHeaders = {
+    [headers.trace]: idHeaders[headers.trace],
+    [headers.thread]: { description: 'Thread the turn had opened before it failed (its user message is stored); absent if it failed before', schema: { type: 'string' } },
+  };
+  const errors = Object.fromEntries(
+    Object.entries(agentErrors(authenticated)).map(([status, response]) => [status, { ...response, headers: { ...('headers' in response ? response.headers : {}), ...failureHeaders } }]),
+  );
   const protocolNote = `Mastra's own clients select the native protocol instead by sending the ${headers.nativeClient} header.`;
   return {
     [SPEC_PATHS.generate]: {
@@ -145,7 +152,7 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
         requestBody,
         responses: {
           '200': { description: 'The complete response', headers: idHeaders, content: { 'application/json': { schema: ref('GenerateResponse') } } },
-          ...agentErrors(authenticated),
+          ...errors,
         },
       },
     },
@@ -168,7 +175,7 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
             headers: idHeaders,
             content: { 'text/event-stream': { schema: ref('StreamEvent') } },
           },
-          ...agentErrors(authenticated),
+          ...errors,
         },
       },
     },
@@ -196,7 +203,10 @@ const PROBES = {
 
 /** Failures of any of our custom routes that does not describe its own (thread API, /stt…). */
 const CUSTOM_ROUTE_ERRORS = {
-  '4XX': errorResponse('INVALID_REQUEST for bad parameters or body; NOT_FOUND for a missing (or another owner’s) resource'),
+  '4XX': {
+    ...errorResponse('INVALID_REQUEST for bad parameters or body; NOT_FOUND for a missing (or another owner’s) resource; RATE_LIMITED'),
+    headers: { 'Retry-After': { description: "Seconds to wait, on a 429 of this client's request limit", schema: { type: 'integer' } } },
+  },
   '5XX': errorResponse('MEMORY_NOT_INITIALIZED, AUDIO_PROCESSING_ERROR or another server-side failure'),
 };
 
