@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@libsql/client';
@@ -44,4 +44,22 @@ it('runs every connection of a LibSQL file store at the durability the store set
   } finally {
     client.close();
   }
+});
+
+it('a LibSQL file, once closed, holds what was written without its -wal file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'companion-'));
+  const store = createStorage(`file:${join(dir, 'companion.db')}`)!;
+  await store.init();
+  const memory = (await store.getStore('memory'))!;
+  await memory.saveThread({ thread: { id: 't', resourceId: 'u', title: 'Kept', createdAt: new Date(), updatedAt: new Date(), metadata: {} } });
+  expect(statSync(join(dir, 'companion.db-wal')).size).toBeGreaterThan(0);
+  await store.close();
+  expect(statSync(join(dir, 'companion.db-wal')).size).toBe(0);
+
+  const copy = join(mkdtempSync(join(tmpdir(), 'companion-copy-')), 'companion.db');
+  copyFileSync(join(dir, 'companion.db'), copy);
+  const restored = createStorage(`file:${copy}`)!;
+  await restored.init();
+  expect((await (await restored.getStore('memory'))!.getThreadById({ threadId: 't' }))?.title).toBe('Kept');
+  await restored.close();
 });

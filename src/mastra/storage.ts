@@ -2,7 +2,7 @@
  * @module The persistence store `DATABASE_URL` names: LibSQL (a local file or a
  * libSQL server) or PostgreSQL.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
@@ -82,6 +82,9 @@ class LibSQLFileStore extends LibSQLStore {
 
   override async close() {
     await super.close();
+    // In memory there is no log to fold in; a file deleted meanwhile is not to be created again.
+    const path = filePathOf(this.#url);
+    if (!path || path === ':memory:' || !existsSync(path)) return;
     const client = createClient({ url: this.#url });
     try {
       await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -128,6 +131,11 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 
 // LibSQL creates the database file but not its folder (`./data` on a fresh clone).
 function ensureParentDirectory(fileUrl: string) {
-  const path = fileUrl.startsWith('file://') ? fileURLToPath(fileUrl) : fileUrl.slice('file:'.length);
+  const path = filePathOf(fileUrl);
   if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+}
+
+/** The path a `file:` URL names (`file:///abs`, `file:/abs`, `file:./relative`), or `:memory:`. */
+function filePathOf(fileUrl: string): string {
+  return fileUrl.startsWith('file://') ? fileURLToPath(fileUrl) : fileUrl.slice('file:'.length);
 }
