@@ -74,7 +74,7 @@ export async function probeReadiness(): Promise<EngineReadiness> {
   return { ok: true };
 }
 
-/** More audio missing from a FLAC than its header counts than rounding explains: frames were skipped as damaged. */
+/** More audio missing from a FLAC than its header counts than rounding explains: frames were skipped, damaged. */
 const FLAC_MISSING_AUDIO_SECONDS = 0.1;
 
 /**
@@ -100,7 +100,7 @@ async function probe(path: string, { maxSeconds, signal, pcmPath }: ProbeOptions
   if (statedSeconds !== undefined && statedSeconds > maxSeconds + CODEC_PADDING_SECONDS) throw audioTooLong(maxSeconds);
   const durationSeconds = await decodedDuration(path, { pcmPath, maxSeconds, signal });
   if (durationSeconds > maxSeconds + CODEC_PADDING_SECONDS) throw audioTooLong(maxSeconds);
-  // ffmpeg skips FLAC frames that fail their checksum without a word: fewer samples than its header counts tell.
+  // A FLAC frame whose sync code is damaged is skipped without a word (no checksum is read): fewer samples than its header counts tell.
   if (format === 'flac' && statedSeconds !== undefined && statedSeconds - durationSeconds > FLAC_MISSING_AUDIO_SECONDS) {
     throw unsupportedAudio('it is damaged (part of its audio cannot be decoded)');
   }
