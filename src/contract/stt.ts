@@ -49,6 +49,35 @@ function iso6391Of(tag: string): string | undefined {
   return primary.length === 2 && languageNames.of(primary) !== undefined ? primary : undefined;
 }
 
+/**
+ * Whisper's names for languages whose English name in Intl (CLDR) differs, or that have no two-letter code of their
+ * own (Cantonese is a language of ISO 639-1's `zh`).
+ */
+const WHISPER_LANGUAGE_NAMES: Record<string, string> = { bengali: 'bn', cantonese: 'zh', maori: 'mi', myanmar: 'my', nynorsk: 'nn', tagalog: 'tl' };
+
+let codesByLanguageName: ReadonlyMap<string, string> | undefined;
+
+/**
+ * The ISO 639-1 code of a language a transcription reports by its English name, as whisper-1's `verbose_json` does
+ * ("punjabi"); `undefined` for a language without one (Hawaiian).
+ */
+export function languageCodeOfName(name: string): string | undefined {
+  codesByLanguageName ??= everyLanguageName();
+  return codesByLanguageName.get(name.trim().toLowerCase());
+}
+
+/** Every two-letter code Intl names, by its English name in lower case, and Whisper's own names. */
+function everyLanguageName(): Map<string, string> {
+  const letters = [...'abcdefghijklmnopqrstuvwxyz'];
+  const byName = new Map<string, string>();
+  for (const code of letters.flatMap((first) => letters.map((second) => first + second))) {
+    const name = languageNames.of(code);
+    if (name) byName.set(name.toLowerCase(), code);
+  }
+  for (const [name, code] of Object.entries(WHISPER_LANGUAGE_NAMES)) byName.set(name, code);
+  return byName;
+}
+
 /** The text fields of the multipart body; anything else is refused so a typo does not pass unnoticed. */
 export const sttFields = z.strictObject({ language: languageTag.optional() });
 

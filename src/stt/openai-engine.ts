@@ -7,7 +7,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, RetryError, transcribe } from 'ai';
 import { readFile } from 'node:fs/promises';
 import { upstreamRetryAfterSeconds } from '../contract/errors.ts';
-import { providerFailure, toSttError } from '../contract/stt.ts';
+import { languageCodeOfName, providerFailure, toSttError } from '../contract/stt.ts';
 import type { SttEngine } from './engine.ts';
 import { probeReadiness } from './probe.ts';
 
@@ -22,7 +22,7 @@ export interface OpenAIEngineOptions {
 }
 
 export function createOpenAIEngine({ apiKey, baseURL, model, maxRetries }: OpenAIEngineOptions): SttEngine {
-  const transcriptionModel = createOpenAI({ apiKey, baseURL }).transcription(model);
+  const transcriptionModel = withEveryWhisperLanguage(createOpenAI({ apiKey, baseURL }).transcription(model));
   const formatOptions = languageReportingFormat(model);
   return {
     name: 'openai',
@@ -49,6 +49,24 @@ export function createOpenAIEngine({ apiKey, baseURL, model, maxRetries }: OpenA
     readiness: probeReadiness,
     close: async () => {},
   };
+}
+
+type TranscriptionModel = ReturnType<ReturnType<typeof createOpenAI>['transcription']>;
+
+/**
+ * whisper-1 names the language it heard in English ("punjabi"), and the AI SDK turns 57 of those names into codes,
+ * dropping the others (Bengali, Punjabi, Telugu…): the answer would then have said `en`. The model's raw answer
+ * still holds the name, which is read when the SDK found no code.
+ */
+function withEveryWhisperLanguage(model: TranscriptionModel): TranscriptionModel {
+  const doGenerate: TranscriptionModel['doGenerate'] = async (options) => {
+    const result = await model.doGenerate(options);
+    if (result.language) return result;
+    const reported = (result.response.body as { language?: unknown } | undefined)?.language;
+    return { ...result, language: typeof reported === 'string' ? languageCodeOfName(reported) : undefined };
+  };
+  // Over the model, not a copy of it: its provider and id are getters of its class.
+  return Object.assign(Object.create(model) as TranscriptionModel, { doGenerate });
 }
 
 /**
