@@ -8,7 +8,11 @@ import { RunningTurns } from './threads/running-turns.ts';
 function fakeProcess() {
   const events = new EventEmitter();
   const killed: Array<[number, string]> = [];
-  const host = Object.assign(events, { pid: 4242, kill: (pid: number, signal: string) => killed.push([pid, signal]) > 0 });
+  const kill = (pid: number, signal: string) => {
+    killed.push([pid, signal]);
+    return true;
+  };
+  const host = Object.assign(events, { pid: 4242, kill });
   return { host: host as unknown as SignalledProcess & EventEmitter, killed };
 }
 

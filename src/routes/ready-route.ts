@@ -11,7 +11,6 @@ import type { MiddlewareHandler } from 'hono';
 import { checkReadiness, type ReadinessCheck } from '../observability/readiness.ts';
 import { SERVICE_PATHS } from '../contract/paths.ts';
 
-
 /**
  * Goes ahead of the error envelope: a 503 here is the readiness answer itself, not an error body.
  * The route gate, later in the chain, answers the other methods with 405.

@@ -15,6 +15,7 @@ import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { errorBody, unreadableRequest } from '../contract/errors.ts';
+import { incomingOf } from '../routes/client-connection.ts';
 
 export interface ReadTimeouts {
   /** How long a client may take to send a request's headers. */
@@ -46,13 +47,12 @@ function answerUnreadableRequest(error: NodeJS.ErrnoException, socket: Socket & 
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
-/** `@hono/node-server` hands a handler the Node request as `c.env.incoming`; Node gives its socket the server. */
-type NodeBindings = { incoming?: { socket?: Socket & { server?: Server } } } | undefined;
 
 export function readTimeouts(timeouts: ReadTimeouts): MiddlewareHandler {
   const applied = new WeakSet<Server>();
   return async (c, next) => {
-    const server = (c.env as NodeBindings)?.incoming?.socket?.server;
+    // Node gives a connection's socket its server.
+    const server = (incomingOf(c)?.socket as (Socket & { server?: Server }) | undefined)?.server;
     if (server && !applied.has(server)) {
       applied.add(server);
       applyReadTimeouts(server, timeouts);
