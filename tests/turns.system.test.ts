@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
@@ -256,4 +258,21 @@ describe('a graceful stop (SIGTERM)', () => {
       await stopping.close();
     }
   }, 30_000);
+});
+
+describe('an HTTP/1.0 client', () => {
+  it('reads /stream as plain SSE frames, without chunk framing, the connection closed after the last', async () => {
+    h.model.script({ text: ['Hello', ' there'] });
+    const { hostname, port } = new URL(h.service.url);
+    const body = JSON.stringify({ ...userSays('Hi'), ...newThread() });
+    const socket = connect(Number(port), hostname);
+    socket.write(`POST ${STREAM} HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    let received = '';
+    socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+    await once(socket, 'close');
+    const [head, frames] = received.split('\r\n\r\n');
+    expect(head).not.toMatch(/transfer-encoding/i);
+    const events = frames!.split('\n\n').filter(Boolean).map((frame) => JSON.parse(frame.replace(/^data: /, '')).type);
+    expect(events).toEqual(['start', 'step-start', 'text', 'text', 'step-finish', 'run-finish']);
+  });
 });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeAfterUnreadBody } from './client-connection.ts';
+import { streamSSE } from 'hono/streaming';
+import { closeAfterUnreadBody, leaveFramingToNode } from './client-connection.ts';
 
 const HEALTH = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
 
@@ -76,5 +77,52 @@ describe('closeAfterUnreadBody', () => {
     const response = await app().request('/refuse', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(415);
     expect(response.headers.get('connection')).toBeNull();
+  });
+});
+
+describe('leaveFramingToNode', () => {
+  let server: ServerType;
+  let port: number;
+  beforeAll(async () => {
+    const hono = new Hono();
+    hono.use(leaveFramingToNode);
+    hono.get('/events', (c) => streamSSE(c, async (sse) => sse.writeSSE({ data: '{"type":"run-finish"}' })));
+    server = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  /** Everything the server sent for one request, once it closed the connection (or '' after 2 s, if it did not). */
+  function exchange(request: string): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (data) => (received += data.toString('latin1')));
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve('');
+      }, 2_000);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(received);
+      });
+      socket.write(request);
+    });
+  }
+
+  it('streams to an HTTP/1.0 client without chunks, and ends the stream by closing the connection', async () => {
+    const answer = await exchange('GET /events HTTP/1.0\r\nHost: x\r\n\r\n');
+    const [head, body] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).not.toMatch(/transfer-encoding/i);
+    expect(body).toBe('data: {"type":"run-finish"}\n\n');
+  });
+
+  it('closes the connection after the stream when the client asked to', async () => {
+    const answer = await exchange('GET /events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/\r\nconnection: close/i);
+    expect(answer).toMatch(/\r\ntransfer-encoding: chunked/i);
   });
 });

@@ -26,3 +26,15 @@ export const closeAfterUnreadBody: MiddlewareHandler = async (c, next) => {
   const bodyLeft = !incoming.complete || incoming.readableLength > 0;
   if (bodyLeft) c.res.headers.set('connection', 'close');
 };
+
+/**
+ * Hono's SSE helper and Mastra's streams set `Transfer-Encoding: chunked` and `Connection: keep-alive` themselves:
+ * Node then sent chunks to an HTTP/1.0 client, which cannot read them, and kept open a connection whose client had
+ * asked to close it. Left to itself, Node frames a reply of unknown length as each client can read it.
+ */
+export const leaveFramingToNode: MiddlewareHandler = async (c, next) => {
+  await next();
+  const { headers } = c.res;
+  if (headers.has('transfer-encoding')) headers.delete('transfer-encoding');
+  if (headers.get('connection')?.toLowerCase() === 'keep-alive') headers.delete('connection');
+};
