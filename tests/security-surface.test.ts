@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { normalizeQueryParams } from '@mastra/server/server-adapter';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
@@ -337,10 +338,37 @@ describe('input hygiene', () => {
     expect(response.status).toBe(415);
   });
 
-  it('accepts application/json with a charset', async () => {
+  it.each(['utf-8', 'UTF-8', '"utf-8"', 'utf8'])('accepts application/json with charset %s', async (charset) => {
     service.model.script({ text: 'ok' });
-    const response = await service.post(GENERATE, userSays('Hi'), { 'content-type': 'application/json; charset=utf-8' });
+    const response = await service.post(GENERATE, userSays('Hi'), { 'content-type': `application/json; charset=${charset}` });
     expect(response.status).toBe(200);
+  });
+
+  // Read as UTF-8, a Latin-1 "café" was stored as "caf\uFFFD", in the message and the thread's title.
+  it('refuses a body in another charset, a compressed body, and bytes that are not UTF-8, storing nothing', async () => {
+    const before = await storeSnapshot(await service.store());
+    const body = JSON.stringify({ ...userSays('Un café ?'), threadId: 'charset', resourceId: 'me' });
+    const send = (path: string, headers: Record<string, string>, bytes: Buffer | string = body) =>
+      service.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: new Uint8Array(Buffer.from(bytes)) });
+    for (const path of [GENERATE, STREAM]) {
+      const latin1 = await send(path, { 'content-type': 'application/json; charset=iso-8859-1' }, Buffer.from(body, 'latin1'));
+      expect([latin1.status, await latin1.json()]).toEqual([415, { error: 'A JSON body must be UTF-8, not iso-8859-1.', code: 'INVALID_REQUEST', details: { charset: 'iso-8859-1' } }]);
+      const gzipped = await send(path, { 'content-encoding': 'gzip' }, gzipSync(body));
+      expect([gzipped.status, await gzipped.json()]).toEqual([
+        415,
+        { error: 'Content-Encoding gzip is not accepted: send the body uncompressed.', code: 'INVALID_REQUEST', details: { contentEncoding: 'gzip' } },
+      ]);
+      const notUtf8 = await send(path, {}, Buffer.from(body, 'latin1'));
+      expect([notUtf8.status, await notUtf8.json()]).toEqual([400, { error: 'Request body must be UTF-8.', code: 'INVALID_REQUEST', details: {} }]);
+    }
+    const patch = await service.app.request('/threads/charset?resourceId=me', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json; charset=latin1' },
+      body: Buffer.from('{"title":"Caf\u00e9"}', 'latin1'),
+    });
+    expect(patch.status).toBe(415);
+    expect(service.model.requests).toHaveLength(0);
+    expect(await storeSnapshot(await service.store())).toEqual(before);
   });
 
   it('refuses a trailing assistant message instead of merging it into the stored reply', async () => {

@@ -3,6 +3,7 @@
  * form alone, the size limit, the OpenAPI document. What the route does with real audio (the format probe runs
  * ffprobe and ffmpeg), the response and the engines are in stt.system.test.ts.
  */
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_AUDIO_BYTES } from '../src/contract/stt.ts';
 import { AUDIO_FORMATS } from '../src/contract/stt.ts';
@@ -69,6 +70,30 @@ describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reach
   it('a field the route does not take', async () => {
     await route.expectRefused(audioForm(silentWav(), 'speech.wav', { model: 'gpt-4o' }), 'Invalid form fields: unrecognized field(s): model');
   });
+
+  // It went through, and ?language=fr was ignored without a word.
+  it('a query parameter: the route takes its fields in the form', async () => {
+    const form = new Response(audioForm(silentWav(), 'speech.wav'));
+    const headers = { 'content-type': form.headers.get('content-type')! };
+    const response = await route.target.request('/stt?language=fr', { method: 'POST', headers, body: await form.arrayBuffer() });
+    expect([response.status, await response.json()]).toEqual([
+      400,
+      { error: '/stt takes no query parameters; send language as a form field: language', code: 'INVALID_REQUEST', details: { field: 'query', refused: ['language'] } },
+    ]);
+    expect(route.recorder.calls).toEqual([]);
+  });
+});
+
+// It was read as if plain: a gzipped form got "Malformed multipart/form-data body".
+it('refuses a compressed upload with 415, naming its content coding', async () => {
+  const form = new Response(audioForm(silentWav(), 'speech.wav'));
+  const headers = { 'content-type': form.headers.get('content-type')!, 'content-encoding': 'gzip' };
+  const response = await postStt(route.target, gzipSync(Buffer.from(await form.arrayBuffer())), { headers });
+  expect([response.status, response.body]).toEqual([
+    415,
+    { error: 'Content-Encoding gzip is not accepted: send the body uncompressed.', code: 'INVALID_REQUEST', details: { contentEncoding: 'gzip' } },
+  ]);
+  expect(route.recorder.calls).toEqual([]);
 });
 
 describe('an upload over the limit', () => {
@@ -136,7 +161,7 @@ describe('the OpenAPI document', () => {
     const success = operation.responses['200'].content['application/json'].schema;
     expect(Object.keys(success.properties)).toEqual(['transcript', 'success', 'timestamp', 'processingTime', 'language', 'durationSeconds', 'engine']);
     // The route's own statuses, then the SPEC error body for any other client or server error (auth, rate limits).
-    expect(Object.keys(operation.responses)).toEqual(['200', '400', '413', '429', '500', '504', '4XX', '5XX']);
+    expect(Object.keys(operation.responses)).toEqual(['200', '400', '413', '415', '429', '500', '504', '4XX', '5XX']);
     expect(Object.keys(operation.responses['400'].content['application/json'].schema.properties)).toEqual(['error', 'code', 'details', 'stack']);
   });
 });

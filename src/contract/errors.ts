@@ -109,6 +109,16 @@ export function unsupportedMediaType(contentType: string | undefined) {
   return new ApiError(415, 'INVALID_REQUEST', 'Content-Type must be application/json.', { contentType: contentType ?? null });
 }
 
+/** JSON on the wire is UTF-8 (RFC 8259): a body declared in another charset would be read wrongly, not as sent. */
+export function unsupportedCharset(charset: string) {
+  return new ApiError(415, 'INVALID_REQUEST', `A JSON body must be UTF-8, not ${charset}.`, { charset });
+}
+
+/** A compressed body is refused, not read as if it were plain. */
+export function unsupportedContentEncoding(contentEncoding: string) {
+  return new ApiError(415, 'INVALID_REQUEST', `Content-Encoding ${contentEncoding} is not accepted: send the body uncompressed.`, { contentEncoding });
+}
+
 /** A query parameter name that would reach `Object.prototype` in a naive parser. */
 export function unsafeQueryKey(key: string) {
   return invalidRequest(`Query parameter "${key}" is not allowed.`, { parameter: key });

@@ -7,7 +7,7 @@ import { MASTRA_RESOURCE_ID_KEY, RequestContext } from '@mastra/core/request-con
 import { agentRequest } from '../contract/agent-request.ts';
 import { invalidSpecBody } from '../contract/native-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
-import { bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedMediaType } from '../contract/errors.ts';
+import { bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedCharset, unsupportedContentEncoding, unsupportedMediaType } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
@@ -24,28 +24,46 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const UTF8 = /^utf-?8$/i;
+
 /**
- * Reads the body as JSON within the size limit: not declared as JSON → 415,
- * too large → 413, not JSON → 400. It reads a copy, so Mastra's stock handler
- * can still read the body of a native request after it has been checked.
+ * Reads the body as JSON within the size limit: not declared as JSON, in another charset than UTF-8 or
+ * compressed → 415, too large → 413, not UTF-8 or not JSON → 400. It reads a copy, so Mastra's stock
+ * handler can still read the body of a native request after it has been checked.
  */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const contentType = c.req.header('content-type');
   if (!JSON_CONTENT_TYPE.test(contentType ?? '')) throw unsupportedMediaType(contentType);
-  let text = '';
+  const charset = CHARSET.exec(contentType!)?.[1];
+  if (charset !== undefined && !UTF8.test(charset)) throw unsupportedCharset(charset);
+  refuseContentEncoding(c);
+  let bytes = new ArrayBuffer(0);
   await bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
       throw bodyTooLarge(MAX_BODY_BYTES);
     },
   })(c, async () => {
-    text = await c.req.raw.clone().text();
+    bytes = await c.req.raw.clone().arrayBuffer();
   });
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest('Request body must be UTF-8.');
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw invalidRequest('Request body must be valid JSON.');
   }
+}
+
+/** A body in a content coding (gzip, br…) is refused: none is decoded, and read as plain it is garbage. */
+export function refuseContentEncoding(c: Context) {
+  const contentEncoding = c.req.header('content-encoding')?.trim();
+  if (contentEncoding && contentEncoding.toLowerCase() !== 'identity') throw unsupportedContentEncoding(contentEncoding);
 }
 
 /** The names of the request's query parameters, each once. */

@@ -8,12 +8,13 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
-import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
+import { errorBody, errorBodySchema, invalidRequest, type ApiError } from '../contract/errors.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
 import { ACCEPTED_FORMATS_TEXT, MAX_AUDIO_SIZE_TEXT, sttRequestBody, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
 import type { SttEngine } from '../stt/engine.ts';
 import { probeAudio } from '../stt/probe.ts';
 import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
+import { queryParameterNames, refuseContentEncoding } from './agent-call.ts';
 import { streamCustomRouteBody } from './custom-route-body.ts';
 import { logFailure } from './error-handler.ts';
 import './context.ts';
@@ -49,6 +50,7 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
   const deadline = AbortSignal.timeout(deps.timeoutMs);
   const signal = AbortSignal.any([c.req.raw.signal, deadline]);
   try {
+    refuseRequestShape(c);
     const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir(), signal }, (upload) =>
       transcribe(upload, deps, signal),
     );
@@ -56,6 +58,13 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
   } catch (error) {
     return errorResponse(c, deadline.aborted ? transcriptionTimedOut(deps.timeoutMs) : toSttError(error), deps.isDevelopment);
   }
+}
+
+/** The upload is the whole request: a compressed body would not parse, and a query parameter (`?language=`) would be ignored. */
+function refuseRequestShape(c: Context) {
+  refuseContentEncoding(c);
+  const refused = queryParameterNames(c);
+  if (refused.length > 0) throw invalidRequest(`/stt takes no query parameters; send language as a form field: ${refused.join(', ')}`, { field: 'query', refused });
 }
 
 async function transcribe(upload: ReceivedAudio, { engine, maxSeconds }: SttRouteDeps, signal: AbortSignal) {
@@ -97,8 +106,9 @@ const OPENAPI = {
   requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
   responses: {
     200: { description: 'The transcript', content: json(sttResponse) },
-    400: { description: 'No audio file, a bad form field, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
+    400: { description: 'No audio file, a bad form field or a query parameter, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
     413: { description: `The audio file is larger than ${MAX_AUDIO_SIZE_TEXT}`, content: json(errorBodySchema) },
+    415: { description: 'The body is compressed (Content-Encoding): send it as it is', content: json(errorBodySchema) },
     429: {
       description: "This client's RATE_LIMIT_PER_MINUTE, or the speech-to-text provider's own limit; `Retry-After` says when to try again (the provider's, when it gave one)",
       headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
