@@ -35,7 +35,7 @@ import {
   listOwnedThreads,
   listThreadMessages,
   requireMemory,
-  updateThread,
+  updateOwnedThread,
 } from '../threads/thread-service.ts';
 
 const TAGS = ['Threads'];
@@ -144,9 +144,8 @@ export function createThreadRoutes(
       summary: 'Rename a thread and/or replace its tags',
       tags: TAGS,
       handler: async ({ mastra, requestContext, threadId, resourceId, title, tags }) => {
-        const memory = await memoryOf(mastra);
-        const thread = await getOwnedThread(memory, threadId, ownerOf(requestContext, resourceId));
-        return toSpecThread(await updateThread(memory, thread, { title, metadata: tags ? { tags } : {} }));
+        const change = { title, metadata: tags ? { tags } : undefined };
+        return toSpecThread(await updateOwnedThread(await memoryOf(mastra), threadId, ownerOf(requestContext, resourceId), () => change));
       },
     }),
     createRoute({

@@ -10,7 +10,7 @@ import { invalidRequest, memoryNotInitialized } from '../contract/errors.ts';
 import type { ConversationIds } from '../contract/shapes.ts';
 import { storedPersonality } from '../contract/thread.ts';
 import { DEFAULT_PERSONALITY, type Personality } from '../contract/personalities.ts';
-import { createOwnedThread, findThreadForTurn, updateThread } from './thread-service.ts';
+import { createOwnedThread, findThreadForTurn, updateOwnedThread } from './thread-service.ts';
 
 export interface ConversationRequest {
   threadId?: string;
@@ -47,11 +47,11 @@ export async function openConversation(memory: MastraMemory | undefined, request
 }
 
 /** A request that names a personality or tags changes the thread's stored ones. */
-function updateIfChanged(memory: MastraMemory, thread: StorageThreadType, request: ConversationRequest) {
-  const personalityChanged = request.personality && request.personality !== thread.metadata?.personality;
-  if (!personalityChanged && !request.tags) return thread;
-  const metadata: Record<string, unknown> = {};
-  if (request.personality) metadata.personality = request.personality;
-  if (request.tags) metadata.tags = request.tags;
-  return updateThread(memory, thread, { metadata });
+function updateIfChanged(memory: MastraMemory, opened: StorageThreadType, request: ConversationRequest) {
+  const { personality, tags } = request;
+  const personalityChanged = (thread: StorageThreadType) => personality && personality !== thread.metadata?.personality;
+  if (!personalityChanged(opened) && !tags) return opened;
+  return updateOwnedThread(memory, opened.id, opened.resourceId, (thread) =>
+    personalityChanged(thread) || tags ? { metadata: { ...(personality && { personality }), ...(tags && { tags }) } } : {},
+  );
 }

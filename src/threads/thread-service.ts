@@ -60,19 +60,47 @@ export function createOwnedThread(
   return withStore(() => memory.saveThread({ thread: { id, resourceId, title, createdAt: now, updatedAt: now, metadata } }));
 }
 
-/** Changes the title and/or metadata fields given, keeping the rest of the thread's metadata. */
-export function updateThread(
-  memory: MastraMemory,
-  thread: StorageThreadType,
-  change: { title?: string; metadata?: Record<string, unknown> },
-) {
-  return withStore(() =>
-    memory.updateThread({
-      id: thread.id,
-      title: change.title ?? thread.title ?? '',
-      metadata: { ...thread.metadata, ...change.metadata },
-    }),
+export interface ThreadChange {
+  title?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Changes the owner's thread: `change` gets the thread as stored and names the title and/or metadata fields to set
+ * (nothing: the thread stays as it is). The store writes the whole record, so each change reads it first, one change
+ * at a time per thread: a rename and a tags change sent together both land, and a rename does not undo a turn's
+ * personality change. A thread deleted in the meantime is a 404.
+ */
+export function updateOwnedThread(memory: MastraMemory, threadId: string, resourceId: string, change: (thread: StorageThreadType) => ThreadChange) {
+  return oneChangeAtATime(memory, threadId, async () => {
+    const thread = await getOwnedThread(memory, threadId, resourceId);
+    const { title, metadata } = change(thread);
+    if (title === undefined && metadata === undefined) return thread;
+    try {
+      return await memory.updateThread({ id: threadId, title: title ?? thread.title ?? '', metadata: { ...thread.metadata, ...metadata } });
+    } catch (error) {
+      if (!(await withStore(() => memory.getThreadById({ threadId })))) throw threadNotFound(threadId);
+      throw memoryNotInitialized(error);
+    }
+  });
+}
+
+/** The thread changes under way in this process, by store and thread. */
+const changesUnderWay = new WeakMap<MastraMemory, Map<string, Promise<unknown>>>();
+
+function oneChangeAtATime<T>(memory: MastraMemory, threadId: string, change: () => Promise<T>): Promise<T> {
+  let changes = changesUnderWay.get(memory);
+  if (!changes) changesUnderWay.set(memory, (changes = new Map()));
+  const result = (changes.get(threadId) ?? Promise.resolve()).then(change);
+  const settled = result.then(
+    () => {},
+    () => {},
   );
+  changes.set(threadId, settled);
+  void settled.then(() => {
+    if (changes.get(threadId) === settled) changes.delete(threadId);
+  });
+  return result;
 }
 
 export function listOwnedThreads(memory: MastraMemory, resourceId: string, page: number, perPage: number) {
