@@ -11,7 +11,7 @@ import { sampleRss, type Route, type ServerUnderTest, type ThreadIds } from './s
 
 export interface LoadResult {
   requests: number;
-  /** non-2xx answers and socket errors / timeouts */
+  /** non-2xx answers, 2xx answers without a whole reply (a stream's error event), socket errors / timeouts */
   errors: number;
   reqPerSec: number;
   p50Ms: number;
@@ -89,12 +89,22 @@ async function fire(server: ServerUnderTest, route: Route, connections: number, 
       const ids = threadFor(nextConnection++, runTag);
       client.setHeadersAndBody({ 'content-type': 'application/json' }, JSON.stringify(server.body('Hello, how are you today?', ids)));
     },
+    // A stream that fails does so after its 200: only its body tells.
+    verifyBody: (body) => holdsReply(server, route, String(body ?? '')),
   }) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
   // autocannon's own histogram keeps whole milliseconds; the raw response times are finer
+  let lastWasSuccess = false;
   instance.on('response', (_client, status, _bytes, ms) => {
     lastAnswerAt = performance.now();
-    if (status >= 200 && status < 300) latencies.push(ms);
+    lastWasSuccess = status >= 200 && status < 300;
+    if (lastWasSuccess) latencies.push(ms);
     else errors++;
+  });
+  // Emitted right after its response's 'response' event: a success whose body held no reply is taken back.
+  (instance as unknown as NodeJS.EventEmitter).on('reqMismatch', () => {
+    if (!lastWasSuccess) return;
+    latencies.pop();
+    errors++;
   });
   instance.on('reqError', () => {
     lastAnswerAt = performance.now();
@@ -104,6 +114,31 @@ async function fire(server: ServerUnderTest, route: Route, connections: number, 
   // Up to the last answer: autocannon itself resolves on its next whole-second tick, which made every rate a count
   // divided by a whole number of seconds (a 3.1 s run counted as 4 s).
   return { latencies, errors, elapsedS: (lastAnswerAt - startedAt) / 1000 };
+}
+
+/** Whether a 2xx body holds a whole reply: JSON with its text, or a stream with reply text and no error event. */
+export function holdsReply(server: Pick<ServerUnderTest, 'textOf' | 'isError'>, route: Route, body: string): boolean {
+  if (route === 'generate') {
+    try {
+      const reply = JSON.parse(body);
+      return typeof reply.text === 'string' && reply.text.length > 0;
+    } catch {
+      return false;
+    }
+  }
+  let text = '';
+  for (const line of body.split('\n')) {
+    if (!line.startsWith('data: ')) continue;
+    let event: unknown;
+    try {
+      event = JSON.parse(line.slice('data: '.length));
+    } catch {
+      continue; // a terminator such as `[DONE]`
+    }
+    if (server.isError(event)) return false;
+    text += server.textOf(event) ?? '';
+  }
+  return text.length > 0;
 }
 
 export function percentile(values: number[], p: number): number {

@@ -18,6 +18,7 @@ export interface SuiteSettings {
   repeats: number;
   secondsPerRun: number;
   connections: readonly number[];
+  loadPace: string;
   timingSamples: number;
   timingPace: string;
   threadTurns: number;
@@ -35,6 +36,8 @@ export interface SuiteResults {
   load: Map<string, PerServer<LoadResult>>;
   firstText: PerServer<{ p50: number; p99: number }>;
   lastTextToEnd: PerServer<{ p50: number; p99: number }>;
+  /** timing streams that failed (left out of the timings) */
+  failedTimingStreams: PerServer<number>;
   rss: PerServer<{ bootMb: number; loadPeakMb: number }>;
   threadCost: PerServer<Record<ThreadSize, number>>;
   manyStreams: PerServer<ManyStreamsResult>;
@@ -74,6 +77,7 @@ export function rowsOf(results: SuiteResults): Row[] {
     { metric: 'stream c=1: first `text` event p99 ms', values: per(results.firstText, (t) => t.p99), digits: 1, ratios: true },
     { metric: 'stream c=1: last `text` → end p50 ms', values: per(results.lastTextToEnd, (t) => t.p50), digits: 1, ratios: true },
     { metric: 'stream c=1: last `text` → end p99 ms', values: per(results.lastTextToEnd, (t) => t.p99), digits: 1, ratios: true },
+    { metric: 'stream c=1: failed timing streams', values: results.failedTimingStreams, digits: 0, ratios: false },
     { metric: 'RSS after boot MB', values: per(results.rss, (r) => r.bootMb), digits: 0, ratios: true },
     { metric: 'RSS peak under load MB', values: per(results.rss, (r) => r.loadPeakMb), digits: 0, ratios: true },
   );
@@ -119,7 +123,8 @@ function runDescription(results: SuiteResults): string {
   return [
     `Run ${results.startedAt.toISOString()}, ${results.elapsedS.toFixed(0)} s, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'},`,
     `load average ${results.loadAverage.start.toFixed(1)} at the start and ${results.loadAverage.end.toFixed(1)} at the end.`,
-    `ours = \`${s.oursCommand}\`; load: ${s.repeats} interleaved repeats of ~${s.secondsPerRun} s per cell at ${s.connections.join('/')} connections, medians;`,
+    `ours = \`${s.oursCommand}\`; load: ${s.repeats} interleaved repeats of ~${s.secondsPerRun} s per cell at ${s.connections.join('/')} connections, medians,`,
+    `model paced ${s.loadPace} (a tool-call cell: weatherTool first);`,
     `stream timing: ${s.timingSamples} samples per server at c=1, model paced ${s.timingPace};`,
     `long threads: ${s.threadTurns} turns per size; slow streams: ${s.slowStreams} at once, model paced ${s.slowPace}.`,
   ].join('\n');
@@ -143,7 +148,8 @@ number of requests sized from the servers' own speed, so on a busy machine it ta
 description says how busy the machine was). \`npm run bench:profile\` profiles ours.
 Settings: \`BENCH_OURS_CMD\` (the command that starts ours, default \`node src/server.ts\`; it must
 start the server process itself, not a shell or npm, so its pid is the one measured),
-\`BENCH_SECONDS\` per load run (1.5), \`BENCH_REPEATS\` (3); for \`npm run bench:profile\`,
+\`BENCH_SECONDS\` per load run (1.5), \`BENCH_REPEATS\` (3), the model's pacing in the load runs
+(\`BENCH_FIRST_TOKEN_MS\` 0, \`BENCH_INTER_TOKEN_MS\` 0, \`BENCH_CHUNKS\` 8); for \`npm run bench:profile\`,
 \`BENCH_PROFILE_ROUTE\` (\`generate\`, or \`stream\`) and \`BENCH_PROFILE_SECONDS\` (10). \`BENCH_SQL_LOG\`
 is set by the profile for its statement log (\`bench/sql-log.ts\`), not by hand.
 
@@ -167,9 +173,12 @@ as configured), each in a child process of its own:
 
 - **Load** (autocannon): each connection sends the same user turn back to back on a thread of its
   own (resources spread over 8 users). Every cell (route × connections) runs once per server per
-  repeat, servers interleaved in rotating order, and the table shows the median over repeats. A
-  run makes an exact number of requests (sized from a warm-up to last ~N s), so every request
-  counted has completed. Latencies are autocannon's raw per-response times (sub-millisecond); a
+  repeat, servers interleaved in rotating order, and the table shows the median over repeats. Two
+  more cells run a turn with a tool call at 16 connections: the model calls \`weatherTool\` (the
+  Open-Meteo stand-in answers), then replies, two model requests per turn. A run makes an exact
+  number of requests (sized from a warm-up to last ~N s), so every request counted has completed;
+  a 2xx whose body holds no whole reply (a stream's error event) counts as failed, with the
+  non-2xx answers. Latencies are autocannon's raw per-response times (sub-millisecond); a
   rate is the responses over the time from the start to the last response (autocannon itself ends
   on its next whole-second tick).
 - **CPU ms/request**: the server process's utime + stime from \`/proc/PID/stat\` (all its threads,

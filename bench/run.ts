@@ -3,7 +3,8 @@
  * one markdown table on stdout and in bench/README.md.
  *
  * Settings (environment): BENCH_OURS_CMD (default `node src/server.ts`), BENCH_SECONDS per load
- * run (1.5), BENCH_REPEATS (3). Progress goes to stderr.
+ * run (1.5), BENCH_REPEATS (3), and the model's pacing in the load runs: BENCH_FIRST_TOKEN_MS (0),
+ * BENCH_INTER_TOKEN_MS (0), BENCH_CHUNKS (8). Progress goes to stderr.
  */
 import { INSTANT, startStandIns, type BenchTurn } from './stand-in.ts';
 import { startServer, SERVER_NAMES, tempDatabaseUrl, DEFAULT_OURS_COMMAND, type Route, type ServerName, type ServerUnderTest } from './servers.ts';
@@ -13,6 +14,13 @@ import { measureThreadCost, seedLongThreads } from './long-thread.ts';
 import { currentLoadAverage, markdownTable, rowsOf, writeReadme, type SuiteResults, type SuiteSettings } from './report.ts';
 import { benchReplyChunks } from '../tests/fixtures/openai-stand-in.ts';
 
+const LOAD_PACE: BenchTurn = {
+  firstTokenMs: Number(process.env.BENCH_FIRST_TOKEN_MS ?? INSTANT.firstTokenMs),
+  interTokenMs: Number(process.env.BENCH_INTER_TOKEN_MS ?? INSTANT.interTokenMs),
+  chunks: Number(process.env.BENCH_CHUNKS ?? INSTANT.chunks),
+};
+/** A turn with one tool call: the model calls weatherTool (the Open-Meteo stand-in answers), then replies. */
+const TOOL_CALL_PACE: BenchTurn = { ...LOAD_PACE, toolCall: { name: 'weatherTool', args: { location: 'Paris' } } };
 const TIMING_PACE: BenchTurn = { firstTokenMs: 0, interTokenMs: 2, chunks: 10 };
 const SLOW_PACE: BenchTurn = { firstTokenMs: 300, interTokenMs: 300, chunks: 10 };
 const ROUTES: Route[] = ['generate', 'stream'];
@@ -22,6 +30,7 @@ const settings: SuiteSettings = {
   repeats: Number(process.env.BENCH_REPEATS ?? 3),
   secondsPerRun: Number(process.env.BENCH_SECONDS ?? 1.5),
   connections: [1, 16, 64],
+  loadPace: paceText(LOAD_PACE),
   timingSamples: 200,
   timingPace: paceText(TIMING_PACE),
   threadTurns: 20,
@@ -74,11 +83,14 @@ try {
 }
 
 async function loadPhase(servers: ServerUnderTest[]) {
-  await standIns.pace(INSTANT);
-  const cells = ROUTES.flatMap((route) => settings.connections.map((connections) => ({ route, connections, key: `${route} c=${connections}` })));
+  const cells = [
+    ...ROUTES.flatMap((route) => settings.connections.map((connections) => ({ route, connections, key: `${route} c=${connections}`, pace: LOAD_PACE }))),
+    ...ROUTES.map((route) => ({ route, connections: 16, key: `${route} c=16 tool call`, pace: TOOL_CALL_PACE })),
+  ];
   const rate = new Map<string, number>();
   log('warming up');
   for (const cell of cells) {
+    await standIns.pace(cell.pace);
     for (const server of servers) rate.set(`${server.name} ${cell.key}`, await warmUp(server, cell.route, cell.connections));
   }
   const runs = new Map<string, LoadResult[]>();
@@ -86,6 +98,7 @@ async function loadPhase(servers: ServerUnderTest[]) {
   for (let repeat = 0; repeat < settings.repeats; repeat++) {
     log(`load repeat ${repeat + 1}/${settings.repeats}`);
     for (const [index, cell] of cells.entries()) {
+      await standIns.pace(cell.pace);
       // rotate the order so no server always runs first (right after another's heaviest cell)
       for (const server of rotate(servers, repeat + index)) {
         const key = `${server.name} ${cell.key}`;
@@ -110,8 +123,10 @@ async function streamTimingPhase(servers: ServerUnderTest[]) {
   const outcomes = await sampleStreamTimings(servers, settings.timingSamples, (server) => threadFor(0, `timing-${server.name}`));
   const firstText: SuiteResults['firstText'] = {};
   const lastTextToEnd: SuiteResults['lastTextToEnd'] = {};
+  const failedTimingStreams: SuiteResults['failedTimingStreams'] = {};
   for (const [name, samples] of outcomes) {
     const failed = samples.filter((sample) => sample.failed).length;
+    failedTimingStreams[name] = failed;
     if (failed) log(`${name}: ${failed} failed timing streams`);
     const ok = samples.filter((sample) => !sample.failed);
     const first = ok.map((sample) => sample.firstTextMs);
@@ -119,7 +134,7 @@ async function streamTimingPhase(servers: ServerUnderTest[]) {
     firstText[name] = { p50: percentile(first, 0.5), p99: percentile(first, 0.99) };
     lastTextToEnd[name] = { p50: percentile(tail, 0.5), p99: percentile(tail, 0.99) };
   }
-  return { firstText, lastTextToEnd };
+  return { firstText, lastTextToEnd, failedTimingStreams };
 }
 
 async function threadPhase(servers: ServerUnderTest[]) {

@@ -13,6 +13,10 @@ import { LibSQLStore } from '@mastra/libsql';
 import { PinoLogger } from '@mastra/loggers';
 import { Memory } from '@mastra/memory';
 import { AGENT_ID, companionTools, INSTRUCTIONS, MEMORY_OPTIONS, MODEL_ID, readServerEnv } from '../agent.ts';
+import { STOCK_ROOT } from '../stock/stock-copies.ts';
+
+// A peer on this project's patched Mastra would compare ours with itself: refuse to run rather than report that.
+if (!import.meta.resolve('@mastra/core/agent').includes(STOCK_ROOT)) throw new Error('the peer must run on stock Mastra: start it with --import ./bench/stock/loader.ts');
 
 const env = readServerEnv(process.env);
 
