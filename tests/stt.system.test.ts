@@ -306,6 +306,15 @@ describe('a transcription that outgrows STT_TIMEOUT_MS', () => {
     expect(Date.now() - started).toBeLessThan(8000);
     await stalled.stopped;
   });
+
+  // Its deadline ran on for STT_TIMEOUT_MS (30 min by default) after the answer, holding the request's signals.
+  it('stops once the transcription is answered', async () => {
+    const response = await postStt(await route.app({ engine: route.recorder.engine, timeoutMs: 2000 }), audioForm(silentWav(), 'memo.wav'));
+    expect(response.status).toBe(200);
+    const { signal } = route.recorder.calls[0]!.options;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(signal!.aborted).toBe(false);
+  });
 });
 
 describe('the openai engine, against the OpenAI stand-in', () => {

@@ -47,8 +47,10 @@ export function createSttRoute(deps: SttRouteDeps): { route: ApiRoute; middlewar
 
 async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Response> {
   // Whichever comes first, the client hanging up or the deadline, stops the upload, the probe and the engine.
-  const deadline = AbortSignal.timeout(deps.timeoutMs);
-  const signal = AbortSignal.any([c.req.raw.signal, deadline]);
+  // The deadline's clock stops with the request: left running, it kept each request's signals for STT_TIMEOUT_MS.
+  const deadline = new AbortController();
+  const clock = setTimeout(() => deadline.abort(), deps.timeoutMs);
+  const signal = AbortSignal.any([c.req.raw.signal, deadline.signal]);
   try {
     refuseRequestShape(c);
     const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir(), signal }, (upload) =>
@@ -56,7 +58,9 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
     );
     return c.json(body);
   } catch (error) {
-    return errorResponse(c, deadline.aborted ? transcriptionTimedOut(deps.timeoutMs) : toSttError(error), deps.isDevelopment);
+    return errorResponse(c, deadline.signal.aborted ? transcriptionTimedOut(deps.timeoutMs) : toSttError(error), deps.isDevelopment);
+  } finally {
+    clearTimeout(clock);
   }
 }
 
