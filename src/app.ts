@@ -4,6 +4,7 @@
  * (`src/server.ts` for `npm start`, `src/mastra/index.ts` for `mastra dev`)
  * call it with the environment's configuration; tests call it with their own.
  */
+import { tmpdir } from 'node:os';
 import { Mastra } from '@mastra/core/mastra';
 import type { IMastraLogger } from '@mastra/core/logger';
 import { InMemoryStore, MastraCompositeStore } from '@mastra/core/storage';
@@ -40,6 +41,7 @@ import { MAX_AUDIO_BYTES } from './contract/stt.ts';
 import { createSttEngine } from './stt/index.ts';
 import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
+import { openScratchFolder } from './stt/scratch-folder.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { queueMastraDeletions } from './threads/queued-deletion.ts';
 import { RunningTurns } from './threads/running-turns.ts';
@@ -180,8 +182,9 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);
   const routeGate = createRouteGate({ mode: config.server.mode, authenticated: auth !== undefined });
+  const scratch = openScratchFolder(overrides.stt?.tempDir ?? tmpdir());
   const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, {
-    local: () => createLocalEngine({ ...config.stt.local, vocabulary: companionVocabulary() }),
+    local: () => createLocalEngine({ ...config.stt.local, vocabulary: companionVocabulary(), tempDir: scratch.path }),
   });
   const stt = createSttRoute({
     engine: sttEngine,
@@ -190,6 +193,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
     timeoutMs: config.stt.timeoutMs,
     isDevelopment: config.isDevelopment,
     ...overrides.stt,
+    tempDir: scratch.path,
   });
 
   const mastra = new CompanionMastra({
@@ -244,7 +248,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         ...createDocsRoutes(),
       ],
     },
-  }, runningTurns, once(() => Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close(), tracing?.close()])));
+  }, runningTurns, once(() => Promise.all([storage?.close(), rateLimitStore?.close(), turnLock.close(), sttEngine.close(), tracing?.close()]).finally(scratch.remove)));
   // Before Mastra's CORS and /health: a health probe is enough to give the server its read timeouts, and CORS
   // answers only the preflights of served routes. Outside Mastra's handler timeout, so a request it answers still
   // gets its access line.

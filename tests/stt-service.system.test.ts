@@ -227,20 +227,43 @@ describe('a service whose PATH lacks ffmpeg or ffprobe, which probe every upload
   });
 });
 
-describe('the local engine in a service stopped with SIGTERM', () => {
-  it('leaves none of its temporary files behind (its vocabulary model is written on first use)', async () => {
+describe('the local engine in a service that stops', () => {
+  /** A local-engine service on its own TMPDIR that has transcribed once (its vocabulary model is written on first use). */
+  async function transcribedOnce(tmp: string) {
+    const local = await startService({ STT_PROVIDER: 'local', DATABASE_URL: 'none', TMPDIR: tmp });
+    const form = new FormData();
+    form.append('audio', new Blob([readFileSync(await speech('hello there', 'wav'))], { type: 'audio/wav' }), 'hello.wav');
+    expect((await fetch(`${local.url}/stt`, { method: 'POST', body: form })).status).toBe(200);
+    const [scratch, ...others] = readdirSync(tmp);
+    expect([scratch, others]).toEqual([`companion-agent.${local.pid}.${scratch!.split('.').at(-1)}`, []]);
+    expect(readdirSync(join(tmp, scratch!)).filter((name) => name.startsWith('stt-vocabulary-'))).toHaveLength(1);
+    return local;
+  }
+
+  it('with SIGTERM: leaves none of its temporary files behind', async () => {
     await requireSpeechTools();
     const tmp = mkdtempSync(join(tmpdir(), 'companion-tmp-'));
-    const local = await startService({ STT_PROVIDER: 'local', DATABASE_URL: 'none', TMPDIR: tmp });
-    try {
-      const form = new FormData();
-      form.append('audio', new Blob([readFileSync(await speech('hello there', 'wav'))], { type: 'audio/wav' }), 'hello.wav');
-      expect((await fetch(`${local.url}/stt`, { method: 'POST', body: form })).status).toBe(200);
-      expect(readdirSync(tmp).filter((name) => name.startsWith('stt-vocabulary-'))).toHaveLength(1);
-    } finally {
-      await local.stop('SIGTERM');
-    }
+    const local = await transcribedOnce(tmp);
+    await local.stop('SIGTERM');
     expect(readdirSync(tmp)).toEqual([]);
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  // A crash removes nothing: every crash left its vocabulary model (3.5 MB), and a running transcription its upload and PCM.
+  it('with kill -9: the next start removes what it left behind', async () => {
+    await requireSpeechTools();
+    const tmp = mkdtempSync(join(tmpdir(), 'companion-tmp-'));
+    const crashed = await transcribedOnce(tmp);
+    const [leftBehind] = readdirSync(tmp);
+    await crashed.stop('SIGKILL');
+    expect(readdirSync(tmp)).toEqual([leftBehind]);
+    const next = await startService({ STT_PROVIDER: 'local', DATABASE_URL: 'none', TMPDIR: tmp });
+    try {
+      expect(readdirSync(tmp)).toHaveLength(1);
+      expect(readdirSync(tmp)).not.toContain(leftBehind);
+    } finally {
+      await next.stop('SIGTERM');
+    }
     rmSync(tmp, { recursive: true, force: true });
   });
 });

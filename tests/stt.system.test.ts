@@ -5,8 +5,7 @@
  * that need no audio are in stt.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +17,7 @@ import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
 import { children } from './fixtures/child-processes.ts';
 import { audioFixtures, handedToEngine, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
-import { audioFile, audioForm, fakeEngine, postStt, sttRouteUnderTest, type SttApp } from './fixtures/stt-app.ts';
+import { audioFile, audioForm, fakeEngine, postStt, sttRouteUnderTest, uploadFolders, type SttApp } from './fixtures/stt-app.ts';
 
 const run = promisify(execFile);
 const route = sttRouteUnderTest();
@@ -239,9 +238,9 @@ describe('uploads arriving together', () => {
 /** The bytes of decoded PCM in the uploads' folders under `dir` now. */
 function pcmBytesIn(dir: string): number {
   let bytes = 0;
-  for (const upload of readdirSync(dir)) {
+  for (const upload of uploadFolders(dir)) {
     try {
-      bytes += statSync(join(dir, upload, 'audio.pcm')).size;
+      bytes += statSync(join(upload, 'audio.pcm')).size;
     } catch {
       // not decoding yet, or done
     }
@@ -448,6 +447,6 @@ describe('the openai engine, against the OpenAI stand-in', () => {
 
     await standIn.requests[0]!.aborted;
     expect(standIn.requests[0]!.wasAborted).toBe(true);
-    await expect.poll(() => readdir(route.tempDir)).toEqual([]);
+    await expect.poll(() => uploadFolders(route.tempDir)).toEqual([]);
   });
 });

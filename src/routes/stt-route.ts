@@ -5,7 +5,6 @@
  */
 import { registerApiRoute, type ApiRoute, type DescribeRouteOptions } from '@mastra/core/server';
 import type { Context, MiddlewareHandler } from 'hono';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { errorBody, errorBodySchema, invalidRequest, type ApiError } from '../contract/errors.ts';
@@ -27,8 +26,8 @@ export interface SttRouteDeps {
   maxSeconds: number;
   /** The most one transcription may take, upload included (`STT_TIMEOUT_MS`): then it is stopped, and answered 504. */
   timeoutMs: number;
-  /** Where uploads are kept while they are transcribed; the system's temporary folder by default. */
-  tempDir?: string;
+  /** Where uploads are kept while they are transcribed (the service's scratch folder). */
+  tempDir: string;
   isDevelopment: boolean;
 }
 
@@ -53,7 +52,7 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
   const signal = AbortSignal.any([c.req.raw.signal, deadline.signal]);
   try {
     refuseRequestShape(c);
-    const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir ?? tmpdir(), signal }, (upload) =>
+    const body = await withAudioUpload(c.req.raw, { maxBytes: deps.maxBytes, tempDir: deps.tempDir, signal }, (upload) =>
       transcribe(upload, deps, signal),
     );
     return c.json(body);

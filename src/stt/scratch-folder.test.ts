@@ -1,0 +1,54 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { openScratchFolder } from './scratch-folder.ts';
+
+let parent: string;
+beforeEach(() => {
+  parent = mkdtempSync(join(tmpdir(), 'scratch-parent-'));
+});
+afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+/** A folder as a service with `pid` left it, with an upload in it, last changed `ageMs` ago. */
+function leftBy(pid: number, ageMs = 0) {
+  const folder = join(parent, `companion-agent.${pid}.abc123`);
+  mkdirSync(join(folder, 'stt-x'), { recursive: true });
+  writeFileSync(join(folder, 'stt-x', 'upload'), 'audio');
+  const at = new Date(Date.now() - ageMs);
+  utimesSync(folder, at, at);
+  return folder;
+}
+
+const GONE = 999_999;
+const RUNNING = 424_242;
+const isRunning = (pid: number) => pid !== GONE;
+
+it('removes what a crashed service left behind, and keeps what running services and others use', () => {
+  leftBy(GONE);
+  leftBy(RUNNING, 3_600_000);
+  mkdirSync(join(parent, 'someone-else'));
+
+  const scratch = openScratchFolder(parent, isRunning);
+
+  expect(readdirSync(parent).sort()).toEqual([`companion-agent.${RUNNING}.abc123`, scratch.path.slice(parent.length + 1), 'someone-else'].sort());
+  expect(scratch.path).toMatch(new RegExp(`/companion-agent\\.${process.pid}\\.\\w+$`));
+});
+
+// A restarted container keeps its files and gives its service the same pid.
+it('removes a folder with its own pid from before it started, and keeps one made since (another app in the process)', () => {
+  const before = leftBy(process.pid, (process.uptime() + 60) * 1000);
+  const sibling = openScratchFolder(parent, isRunning);
+
+  const scratch = openScratchFolder(parent, isRunning);
+
+  expect(readdirSync(parent).map((name) => join(parent, name)).sort()).toEqual([sibling.path, scratch.path].sort());
+  expect(readdirSync(parent)).not.toContain(before.slice(parent.length + 1));
+});
+
+it('removes its own folder, with what is in it', () => {
+  const scratch = openScratchFolder(parent, isRunning);
+  writeFileSync(join(scratch.path, 'upload'), 'audio');
+  scratch.remove();
+  expect(readdirSync(parent)).toEqual([]);
+});
