@@ -41,7 +41,7 @@ import { MAX_AUDIO_BYTES } from './contract/stt.ts';
 import { createSttEngine } from './stt/index.ts';
 import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
-import { openScratchFolder } from './stt/scratch-folder.ts';
+import { openScratchFolder, type ScratchFolder } from './stt/scratch-folder.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { queueMastraDeletions } from './threads/queued-deletion.ts';
 import { RunningTurns } from './threads/running-turns.ts';
@@ -69,7 +69,10 @@ export const SERVER_OPTIONS = { tools: {}, studio: false, browserStream: false }
  * behaviour is tested without a recogniser or 25 MB of audio. Production passes none.
  */
 export interface CompanionOverrides {
-  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'maxSeconds' | 'tempDir' | 'timeoutMs'>>;
+  stt?: Partial<Pick<SttRouteDeps, 'engine' | 'maxBytes' | 'maxSeconds' | 'timeoutMs'>> & {
+    /** The folder the service's scratch folder is made in (src/stt/scratch-folder.ts); the system's temporary folder by default. */
+    tempDir?: string;
+  };
 }
 
 /** The service's parts, and how to let go of their connections (tests, graceful shutdown). */
@@ -85,6 +88,16 @@ export interface Companion {
  * The other stores are opened by one process (a LibSQL file), or by replicas the
  * README asks to keep on one thread each; their turns are ordered in process.
  */
+/** A temporary folder the service cannot write must not stop it: `/stt` alone needs one, and says so when it fails. */
+function scratchFolder(parent: string, logger: IMastraLogger): ScratchFolder {
+  try {
+    return openScratchFolder(parent);
+  } catch (error) {
+    logger.warn('no scratch folder: /stt will fail until the temporary folder can be written', { folder: parent, error: (error as Error).message });
+    return { path: parent, remove: () => {} };
+  }
+}
+
 function createTurnLock(config: Config, logger: IMastraLogger): TurnLock {
   const local = new InProcessTurnLock({ maxQueued: config.turns.maxQueued });
   if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return local;
@@ -182,7 +195,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   const errors = createErrorHandlers({ isDevelopment: config.isDevelopment });
   const auth = createAuthProvider(config.auth);
   const routeGate = createRouteGate({ mode: config.server.mode, authenticated: auth !== undefined });
-  const scratch = openScratchFolder(overrides.stt?.tempDir ?? tmpdir());
+  const scratch = scratchFolder(overrides.stt?.tempDir ?? tmpdir(), logger);
   const sttEngine = overrides.stt?.engine ?? createSttEngine(config.stt, {
     local: () => createLocalEngine({ ...config.stt.local, vocabulary: companionVocabulary(), tempDir: scratch.path }),
   });

@@ -96,6 +96,15 @@ it('refuses a compressed upload with 415, naming its content coding', async () =
   expect(route.recorder.calls).toEqual([]);
 });
 
+// The scratch folder is made as the service starts: a temporary folder it cannot write stopped every start.
+it('starts without a writable temporary folder, and only /stt fails', async () => {
+  const app = await route.app({ engine: route.recorder.engine, tempDir: '/nonexistent/companion-tmp' });
+  expect((await app.request('/health')).status).toBe(200);
+  const response = await postStt(app, audioForm(silentWav(), 'memo.wav'));
+  expect(response).toMatchObject({ status: 500, body: { code: 'AUDIO_PROCESSING_ERROR' } });
+  expect(route.recorder.calls).toEqual([]);
+});
+
 describe('an upload over the limit', () => {
   /** A multipart body whose file part is `fileBytes` of fresh zeros, made only as fast as it is read. */
   function streamedUpload(fileBytes: number, chunkBytes = 16 * 1024) {

@@ -10,9 +10,11 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
-/** A folder as a service with `pid` left it, with an upload in it, last changed `ageMs` ago. */
-function leftBy(pid: number, ageMs = 0) {
-  const folder = join(parent, `companion-agent.${pid}.abc123`);
+const HOST = 'host-a.example';
+
+/** A folder as a service with `pid` (on `host`) left it, with an upload in it, last changed `ageMs` ago. */
+function leftBy(pid: number, ageMs = 0, host = HOST) {
+  const folder = join(parent, `companion-agent.${host}.${pid}.abc123`);
   mkdirSync(join(folder, 'stt-x'), { recursive: true });
   writeFileSync(join(folder, 'stt-x', 'upload'), 'audio');
   const at = new Date(Date.now() - ageMs);
@@ -22,32 +24,35 @@ function leftBy(pid: number, ageMs = 0) {
 
 const GONE = 999_999;
 const RUNNING = 424_242;
-const isRunning = (pid: number) => pid !== GONE;
+const thisHost = { name: HOST, isRunning: (pid: number) => pid !== GONE };
 
-it('removes what a crashed service left behind, and keeps what running services and others use', () => {
+it('removes what a crashed service left behind, and keeps what running services, other hosts and others use', () => {
   leftBy(GONE);
   leftBy(RUNNING, 3_600_000);
+  // Another container on a shared temporary folder: its pids are not this host's.
+  leftBy(GONE, 0, 'host-b');
   mkdirSync(join(parent, 'someone-else'));
 
-  const scratch = openScratchFolder(parent, isRunning);
+  const scratch = openScratchFolder(parent, thisHost);
 
-  expect(readdirSync(parent).sort()).toEqual([`companion-agent.${RUNNING}.abc123`, scratch.path.slice(parent.length + 1), 'someone-else'].sort());
-  expect(scratch.path).toMatch(new RegExp(`/companion-agent\\.${process.pid}\\.\\w+$`));
+  const kept = [`companion-agent.${HOST}.${RUNNING}.abc123`, `companion-agent.host-b.${GONE}.abc123`, 'someone-else'];
+  expect(readdirSync(parent).sort()).toEqual([...kept, scratch.path.slice(parent.length + 1)].sort());
+  expect(scratch.path).toMatch(new RegExp(`/companion-agent\\.host-a\\.example\\.${process.pid}\\.\\w+$`));
 });
 
 // A restarted container keeps its files and gives its service the same pid.
 it('removes a folder with its own pid from before it started, and keeps one made since (another app in the process)', () => {
   const before = leftBy(process.pid, (process.uptime() + 60) * 1000);
-  const sibling = openScratchFolder(parent, isRunning);
+  const sibling = openScratchFolder(parent, thisHost);
 
-  const scratch = openScratchFolder(parent, isRunning);
+  const scratch = openScratchFolder(parent, thisHost);
 
   expect(readdirSync(parent).map((name) => join(parent, name)).sort()).toEqual([sibling.path, scratch.path].sort());
   expect(readdirSync(parent)).not.toContain(before.slice(parent.length + 1));
 });
 
 it('removes its own folder, with what is in it', () => {
-  const scratch = openScratchFolder(parent, isRunning);
+  const scratch = openScratchFolder(parent, thisHost);
   writeFileSync(join(scratch.path, 'upload'), 'audio');
   scratch.remove();
   expect(readdirSync(parent)).toEqual([]);

@@ -1,31 +1,42 @@
 /**
  * @module The service's scratch folder, where `/stt` keeps uploads and their decoded audio while it transcribes them
- * and the local engine its companion model: one per running service, `<parent>/companion-agent.<pid>.<random>`,
+ * and the local engine its companion model: one per running service, `<parent>/companion-agent.<host>.<pid>.<random>`,
  * removed when the service stops. A crash (kill -9, out of memory) removes nothing, so each start removes the
- * folders a service that is gone left behind: its process no longer runs, or it had this process's pid and the folder
- * is older than this process (a container restarted keeps its files, and its service gets the same pid).
+ * folders a service of this host that is gone left behind: its process no longer runs, or it had this process's pid
+ * and the folder is older than this process (a container restarted keeps its files, and its service gets the same
+ * pid). Another host's folders (containers sharing a temporary folder, each with its own pids) are left alone.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 const PREFIX = 'companion-agent.';
-const FOLDER_NAME = /^companion-agent\.(\d+)\./;
+const FOLDER_NAME = /^companion-agent\.(.+)\.(\d+)\.[^.]+$/;
 
 export interface ScratchFolder {
   path: string;
   remove(): void;
 }
 
-export function openScratchFolder(parent: string, isRunning: (pid: number) => boolean = processIsRunning): ScratchFolder {
+export interface ScratchHost {
+  name: string;
+  isRunning(pid: number): boolean;
+}
+
+const THIS_HOST: ScratchHost = { name: hostname(), isRunning: processIsRunning };
+
+/** Sweeps what crashed services of this host left in `parent`, then makes this service's folder there. */
+export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST): ScratchFolder {
   const startedAt = Date.now() - process.uptime() * 1000;
   for (const name of readdirSync(parent)) {
-    const pid = Number(FOLDER_NAME.exec(name)?.[1]);
-    if (!pid) continue;
+    const [, folderHost, folderPid] = FOLDER_NAME.exec(name) ?? [];
+    if (folderHost !== host.name) continue;
+    const pid = Number(folderPid);
     const folder = join(parent, name);
-    const leftBehind = pid === process.pid ? modifiedBefore(folder, startedAt) : !isRunning(pid);
-    if (leftBehind) rmSync(folder, { recursive: true, force: true });
+    const leftBehind = pid === process.pid ? modifiedBefore(folder, startedAt) : !host.isRunning(pid);
+    if (leftBehind) removeIfAllowed(folder);
   }
-  const path = mkdtempSync(join(parent, `${PREFIX}${process.pid}.`));
+  const path = mkdtempSync(join(parent, `${PREFIX}${host.name}.${process.pid}.`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
@@ -34,6 +45,15 @@ function modifiedBefore(folder: string, time: number) {
     return statSync(folder).mtimeMs < time;
   } catch {
     return false; // removed meanwhile
+  }
+}
+
+/** A folder this service may not remove (another user's) stays: sweeping is a courtesy, not the service's job. */
+function removeIfAllowed(folder: string) {
+  try {
+    rmSync(folder, { recursive: true, force: true });
+  } catch {
+    // left for its owner
   }
 }
 
