@@ -109,7 +109,7 @@ export function unsupportedMediaType(contentType: string | undefined) {
   return new ApiError(415, 'INVALID_REQUEST', 'Content-Type must be application/json.', { contentType: contentType ?? null });
 }
 
-/** JSON on the wire is UTF-8 (RFC 8259): a body declared in another charset would be read wrongly, not as sent. */
+/** JSON on the wire is UTF-8 (RFC 8259): a body declared in a multi-byte encoding would be read wrongly, not as sent. */
 export function unsupportedCharset(charset: string) {
   return new ApiError(415, 'INVALID_REQUEST', `A JSON body must be UTF-8, not ${charset}.`, { charset });
 }

@@ -108,7 +108,7 @@ const AGENT_ERRORS = {
   '403': errorResponse('FORBIDDEN: with authentication, resourceId names another user than the token'),
   '404': errorResponse("NOT_FOUND: threadId names a thread of another resourceId (reported as missing, so ids cannot be probed)"),
   '413': errorResponse('INVALID_REQUEST: the body exceeds 1 MiB'),
-  '415': errorResponse('INVALID_REQUEST: the body is not declared as application/json, declares a charset other than UTF-8, or is compressed (Content-Encoding)'),
+  '415': errorResponse('INVALID_REQUEST: the body is not declared as application/json, declares UTF-16 or UTF-32, or is compressed (Content-Encoding)'),
   '429': {
     ...errorResponse("RATE_LIMITED: this client's request limit, the thread's queue of turns, or the language model's own limit"),
     headers: { 'Retry-After': { description: 'Seconds to wait, when known', schema: { type: 'integer' } } },

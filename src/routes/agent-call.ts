@@ -24,11 +24,15 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
-const UTF8 = /^utf-?8$/i;
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+/**
+ * A JSON body is read as UTF-8, whatever its label (RFC 8259 gives JSON no charset parameter); its bytes must be
+ * UTF-8. A label of a multi-byte encoding is refused at once: such bytes never read as UTF-8 JSON.
+ */
+const NEVER_UTF8 = /^(utf-?(16|32)|ucs-?[24])/i;
 
 /**
- * Reads the body as JSON within the size limit: not declared as JSON, in another charset than UTF-8 or
+ * Reads the body as JSON within the size limit: not declared as JSON, declared UTF-16 or UTF-32, or
  * compressed → 415, too large → 413, not UTF-8 or not JSON → 400. It reads a copy, so Mastra's stock
  * handler can still read the body of a native request after it has been checked.
  */
@@ -36,7 +40,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   const contentType = c.req.header('content-type');
   if (!JSON_CONTENT_TYPE.test(contentType ?? '')) throw unsupportedMediaType(contentType);
   const charset = CHARSET.exec(contentType!)?.[1];
-  if (charset !== undefined && !UTF8.test(charset)) throw unsupportedCharset(charset);
+  if (charset !== undefined && NEVER_UTF8.test(charset)) throw unsupportedCharset(charset);
   refuseContentEncoding(c);
   let bytes = new ArrayBuffer(0);
   await bodyLimit({
