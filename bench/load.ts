@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import { sampleRss, type Route, type ServerUnderTest, type ThreadIds } from './servers.ts';
+import { readStreamEvent, sampleRss, type Route, type ServerUnderTest, type ThreadIds } from './servers.ts';
 
 export interface LoadResult {
   requests: number;
@@ -127,16 +127,14 @@ export function holdsReply(server: Pick<ServerUnderTest, 'textOf' | 'isError'>, 
     }
   }
   let text = '';
-  for (const line of body.split('\n')) {
-    if (!line.startsWith('data: ')) continue;
-    let event: unknown;
-    try {
-      event = JSON.parse(line.slice('data: '.length));
-    } catch {
-      continue; // a terminator such as `[DONE]`
+  try {
+    for (const line of body.split('\n')) {
+      const event = line.startsWith('data: ') ? readStreamEvent(server, line.slice('data: '.length)) : undefined;
+      if (event?.failed) return false;
+      text += event?.delta ?? '';
     }
-    if (server.isError(event)) return false;
-    text += server.textOf(event) ?? '';
+  } catch {
+    return false; // a frame that is not JSON
   }
   return text.length > 0;
 }

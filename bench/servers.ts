@@ -99,6 +99,13 @@ const SPECS: Record<ServerName, Pick<ServerUnderTest, 'path' | 'body' | 'textOf'
   },
 };
 
+/** One SSE `data:` payload read as `server`'s event: the reply text it carries and whether it reports a failure; `undefined` for a terminator (`[DONE]`). */
+export function readStreamEvent(server: Pick<ServerUnderTest, 'textOf' | 'isError'>, data: string): { delta?: string; failed: boolean } | undefined {
+  if (data === '[DONE]') return undefined;
+  const event = JSON.parse(data);
+  return { delta: server.textOf(event), failed: server.isError(event) };
+}
+
 export async function startServer(name: ServerName, options: StartOptions): Promise<ServerUnderTest> {
   const spec = SPECS[name];
   const port = await freePort();

@@ -5,7 +5,7 @@
  * many-concurrent-streams phase and checks each stream's full text.
  */
 import { Agent, request } from 'node:http';
-import { sampleRss, type ServerUnderTest, type ThreadIds } from './servers.ts';
+import { readStreamEvent, sampleRss, type ServerUnderTest, type ThreadIds } from './servers.ts';
 
 export interface StreamOutcome {
   status: number;
@@ -30,14 +30,12 @@ function timeStream(server: ServerUnderTest, ids: ThreadIds, agent: Agent): Prom
     let failed = false;
     let buffer = '';
     const onEvent = (data: string) => {
-      if (data === '[DONE]') return;
-      const event = JSON.parse(data);
-      const delta = server.textOf(event);
-      if (delta !== undefined) {
+      const event = readStreamEvent(server, data);
+      if (event?.delta !== undefined) {
         lastText = performance.now();
         if (Number.isNaN(firstText)) firstText = lastText;
-        text += delta;
-      } else if (server.isError(event)) failed = true;
+        text += event.delta;
+      } else if (event?.failed) failed = true;
     };
     const req = request(
       url,

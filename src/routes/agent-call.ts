@@ -75,10 +75,10 @@ export function queryParameterNames(c: Context): string[] {
   return [...new Set(new URL(c.req.url).searchParams.keys())];
 }
 
-/** Every field is in the body: a `threadId` or `resourceId` put in the URL instead would be a stateless turn. */
-function refuseQuery(c: Context) {
+/** A route that takes no query parameter refuses any, naming them after `message` (which says where they belong). */
+export function refuseQueryParameters(c: Context, message: string) {
   const refused = queryParameterNames(c);
-  if (refused.length > 0) throw invalidRequest(`The agent routes take no query parameters; send them in the body: ${refused.join(', ')}`, { field: 'query', refused });
+  if (refused.length > 0) throw invalidRequest(`${message}: ${refused.join(', ')}`, { field: 'query', refused });
 }
 
 /**
@@ -91,7 +91,8 @@ function refuseQuery(c: Context) {
 export async function prepareAgentCall(c: Context, options: { modelConfigured: boolean; turns: TurnOptions }) {
   // The client's connection, watched from the start: a client that leaves while its turn waits is dropped.
   const clientSignal = c.req.raw.signal;
-  refuseQuery(c);
+  // Every field is in the body: a `threadId` or `resourceId` put in the URL instead would be a stateless turn.
+  refuseQueryParameters(c, 'The agent routes take no query parameters; send them in the body');
   const body = await readJsonBody(c);
   const parsed = agentRequest.safeParse(body);
   if (!parsed.success) throw invalidSpecBody(parsed.error, body);

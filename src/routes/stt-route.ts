@@ -7,13 +7,13 @@ import { registerApiRoute, type ApiRoute, type DescribeRouteOptions } from '@mas
 import type { Context, MiddlewareHandler } from 'hono';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
-import { errorBody, errorBodySchema, invalidRequest, type ApiError } from '../contract/errors.ts';
+import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
 import { ACCEPTED_FORMATS_TEXT, MAX_AUDIO_SIZE_TEXT, sttRequestBody, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
 import type { SttEngine } from '../stt/engine.ts';
 import { probeAudio } from '../stt/probe.ts';
 import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
-import { queryParameterNames, refuseContentEncoding } from './agent-call.ts';
+import { refuseContentEncoding, refuseQueryParameters } from './agent-call.ts';
 import { streamCustomRouteBody } from './custom-route-body.ts';
 import { logFailure } from './error-handler.ts';
 import './context.ts';
@@ -66,8 +66,7 @@ async function transcribeUpload(c: Context, deps: SttRouteDeps): Promise<Respons
 /** The upload is the whole request: a compressed body would not parse, and a query parameter (`?language=`) would be ignored. */
 function refuseRequestShape(c: Context) {
   refuseContentEncoding(c);
-  const refused = queryParameterNames(c);
-  if (refused.length > 0) throw invalidRequest(`/stt takes no query parameters; send language as a form field: ${refused.join(', ')}`, { field: 'query', refused });
+  refuseQueryParameters(c, '/stt takes no query parameters; send language as a form field');
 }
 
 async function transcribe(upload: ReceivedAudio, { engine, maxSeconds }: SttRouteDeps, signal: AbortSignal) {

@@ -6,7 +6,7 @@
  */
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { CLIENT_GONE, memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
-import type { Release, TurnKey, TurnLock } from './turn-lock.ts';
+import { InProcessTurnLock, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import { newThreadMetadata } from '../contract/thread.ts';
 import type { Personality } from '../contract/personalities.ts';
 
@@ -71,8 +71,9 @@ export interface ThreadChange {
  * at a time per thread: a rename and a tags change sent together both land, and a rename does not undo a turn's
  * personality change. A thread deleted in the meantime is a 404.
  */
-export function updateOwnedThread(memory: MastraMemory, threadId: string, resourceId: string, change: (thread: StorageThreadType) => ThreadChange) {
-  return oneChangeAtATime(memory, threadId, async () => {
+export async function updateOwnedThread(memory: MastraMemory, threadId: string, resourceId: string, change: (thread: StorageThreadType) => ThreadChange) {
+  const release = await changeLockOf(memory).acquire({ owner: resourceId, threadId }, NEVER_ABORTED);
+  try {
     const thread = await getOwnedThread(memory, threadId, resourceId);
     const { title, metadata } = change(thread);
     if (title === undefined && metadata === undefined) return thread;
@@ -82,25 +83,19 @@ export function updateOwnedThread(memory: MastraMemory, threadId: string, resour
       if (!(await withStore(() => memory.getThreadById({ threadId })))) throw threadNotFound(threadId);
       throw memoryNotInitialized(error);
     }
-  });
+  } finally {
+    release();
+  }
 }
 
-/** The thread changes under way in this process, by store and thread. */
-const changesUnderWay = new WeakMap<MastraMemory, Map<string, Promise<unknown>>>();
+/** The thread changes of this process, one at a time per thread and store: a queue like the turns', but unbounded and short. */
+const changeLocks = new WeakMap<MastraMemory, InProcessTurnLock>();
+const NEVER_ABORTED = new AbortController().signal;
 
-function oneChangeAtATime<T>(memory: MastraMemory, threadId: string, change: () => Promise<T>): Promise<T> {
-  let changes = changesUnderWay.get(memory);
-  if (!changes) changesUnderWay.set(memory, (changes = new Map()));
-  const result = (changes.get(threadId) ?? Promise.resolve()).then(change);
-  const settled = result.then(
-    () => {},
-    () => {},
-  );
-  changes.set(threadId, settled);
-  void settled.then(() => {
-    if (changes.get(threadId) === settled) changes.delete(threadId);
-  });
-  return result;
+function changeLockOf(memory: MastraMemory): InProcessTurnLock {
+  let lock = changeLocks.get(memory);
+  if (!lock) changeLocks.set(memory, (lock = new InProcessTurnLock({ maxQueued: Infinity })));
+  return lock;
 }
 
 export function listOwnedThreads(memory: MastraMemory, resourceId: string, page: number, perPage: number) {
