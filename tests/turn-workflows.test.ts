@@ -4,7 +4,9 @@
  *   workflow built for every turn with a step per processor and phase.
  * - The agent's workflows publish no step events: no one watches them step by step (their result
  *   and the stream carry the turn), as in Mastra's own durable agent.
- * Both are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
+ * - The model call's workflow has no step that would hand its input on untouched: no goal, no
+ *   completion scorers and no background tasks are configured, so their steps are not built.
+ * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
@@ -18,8 +20,11 @@ let h: AppHarness;
 let workflowRuns: MockInstance;
 /** Every event published in process, by topic (a workflow run publishes on a pubsub of its own, not the Mastra instance's). */
 let published: MockInstance;
+/** Every workflow committed (built); the workflow is the call's `this`. */
+let workflowsBuilt: MockInstance;
 beforeAll(async () => {
   workflowRuns = vi.spyOn(Workflow.prototype, 'createRun');
+  workflowsBuilt = vi.spyOn(Workflow.prototype, 'commit');
   published = vi.spyOn(EventEmitterPubSub.prototype, 'publish');
   h = await startApp();
 });
@@ -27,6 +32,7 @@ afterAll(async () => {
   await h.close();
   workflowRuns.mockRestore();
   published.mockRestore();
+  workflowsBuilt.mockRestore();
 });
 beforeEach(() => h.reset());
 
@@ -60,5 +66,41 @@ it.each([GENERATE, STREAM])('%s: a turn with a tool call runs no processor workf
     ['assistant', 'Mild in Paris.'],
     ['user', 'What did I ask?'],
     ['assistant', 'You asked about Paris.'],
+  ]);
+});
+
+/** The entries of a built workflow, each by its step's id, or its kind for a mapping or a loop over a step. */
+function stepIdsOf(workflow: Workflow) {
+  return workflow.serializedStepGraph.map((entry) => {
+    if (entry.type === 'step') return entry.step.id;
+    if (entry.type === 'foreach') return `foreach ${entry.step.type === 'step' ? entry.step.step.id : entry.step.type}`;
+    return entry.type;
+  });
+}
+
+it.each([GENERATE, STREAM])('%s: each model call runs in a workflow of the steps it needs, and a turn with a tool call still completes', async (path) => {
+  const ids = { threadId: `steps${path === STREAM ? '-stream' : ''}`, resourceId: 'ada' };
+  h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Mild in Paris.' });
+  workflowsBuilt.mockClear();
+
+  const response = await h.post(path, { ...userSays('Weather in Paris?'), ...ids });
+  expect(response.status).toBe(200);
+  await readAnswer(response);
+
+  const executionWorkflows = workflowsBuilt.mock.contexts.filter((workflow) => (workflow as Workflow).id === 'executionWorkflow');
+  expect(executionWorkflows).toHaveLength(1);
+  expect(stepIdsOf(executionWorkflows[0] as Workflow)).toEqual([
+    'llm-execution',
+    'mapping',
+    'foreach toolCallStep',
+    'llmExecutionMappingStep',
+    'signalDrainStep',
+  ]);
+  // Both model calls ran, the tool's result reached the second, and the turn is stored.
+  expect(h.model.requests).toHaveLength(2);
+  expect(conversationOf(h.model.requests[1]!).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+  expect(await storedMessages(await h.store(), ids.threadId)).toEqual([
+    ['user', 'Weather in Paris?'],
+    ['assistant', 'Mild in Paris.'],
   ]);
 });
