@@ -93,6 +93,9 @@ describe('tracing on', () => {
       const span = (name: string) => spans.find((s: { name: string }) => s.name === name);
       expect(span("agent run: 'companionAgent'")).toMatchObject({ spanType: 'agent_run' });
       expect(span("llm: 'stand-in-model'")).toMatchObject({ spanType: 'model_generation' });
+      // The model call's span shows the conversation it was given (built for the span only when tracing is on).
+      const modelInput = span("llm: 'stand-in-model'").input.messages.map((m: { role: string; content: unknown }) => [m.role, JSON.stringify(m.content)]);
+      expect(modelInput).toContainEqual(['user', expect.stringContaining('Weather in Paris?')]);
       const tool = span("tool: 'weatherTool'");
       expect(tool).toMatchObject({ spanType: 'tool_call', input: { location: 'Paris' }, output: { location: 'Paris, France' } });
       expect(Date.parse(tool.endedAt)).toBeGreaterThanOrEqual(Date.parse(tool.startedAt));
