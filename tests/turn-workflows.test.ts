@@ -104,3 +104,28 @@ it.each([GENERATE, STREAM])('%s: each model call runs in a workflow of the steps
     ['assistant', 'Mild in Paris.'],
   ]);
 });
+
+it('two turns share the steps\' unchanging schemas: a run builds no zod schema of its own for its prepare, stream and mapping steps', async () => {
+  const ids = { threadId: 'shared-schemas', resourceId: 'ada' };
+  const builtFor = async (question: string) => {
+    h.model.script({ text: 'Hello to you.' });
+    workflowsBuilt.mockClear();
+    const response = await h.post(GENERATE, { ...userSays(question), ...ids });
+    expect(response.status).toBe(200);
+    await response.json();
+    return workflowsBuilt.mock.contexts as Workflow[];
+  };
+  const schemasOf = (workflows: Workflow[]) => {
+    const prepare = workflows.find((workflow) => workflow.id === 'execution-workflow')!;
+    const model = workflows.find((workflow) => workflow.id === 'executionWorkflow')!;
+    const steps = { ...prepare.steps, ...model.steps } as Record<string, { inputSchema?: unknown; outputSchema?: unknown }>;
+    return ['prepare-tools-step', 'prepare-memory-step', 'stream-text-step', 'llmExecutionMappingStep', 'map-tool-calls'].flatMap((id) => {
+      expect(steps[id], id).toBeDefined();
+      return [steps[id]!.inputSchema, steps[id]!.outputSchema];
+    });
+  };
+
+  const first = schemasOf(await builtFor('Hello'));
+  const second = schemasOf(await builtFor('Hello again'));
+  second.forEach((schema, i) => expect(schema, `schema ${i}`).toBe(first[i]));
+});
