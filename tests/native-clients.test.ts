@@ -26,6 +26,23 @@ it('gives Studio (x-mastra-client-type: studio) the native generate response', a
   expect(body).not.toHaveProperty('traceId');
 });
 
+it("gives Studio's stream the conversation in each step-finish event, as Mastra's own server does", async () => {
+  h.model.script({ text: 'Mild in Paris.' });
+  const response = await h.post(STREAM, userSays('Weather in Paris?'), { 'x-mastra-client-type': 'studio' });
+  expect(response.status).toBe(200);
+  const events = (await response.text())
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: {'))
+    .map((frame) => JSON.parse(frame.slice('data: '.length)));
+  const texts = (messages: Array<{ role: string; content: Array<{ text?: string }> }>) =>
+    messages.map((message) => [message.role, message.content.map((part) => part.text).join('')]);
+  // Mastra converts these on first read (a patch): the stream still carries them whole.
+  const { messages } = events.find((event) => event.type === 'step-finish').payload;
+  expect(texts(messages.all)).toEqual([['user', 'Weather in Paris?'], ['assistant', 'Mild in Paris.']]);
+  expect(texts(messages.user)).toEqual([['user', 'Weather in Paris?']]);
+  expect(texts(messages.nonUser)).toEqual([['assistant', 'Mild in Paris.']]);
+});
+
 it('serves @mastra/client-js when it selects the native protocol through headers', async () => {
   h.model.script({ text: 'Hello from the native path.' });
   const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' } });
