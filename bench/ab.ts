@@ -5,9 +5,10 @@
  * A change worth a few per cent is smaller than the noise of a side-by-side run, for two reasons
  * measured here: one process of unchanged code runs a few per cent cheaper or dearer than the next
  * (its JIT decided differently), and of two servers loaded at the same time, the first started (and
- * loaded) ran about 4 % dearer. So every round starts both anew, loads them at the same time (each with its own
- * connections, so both see the same machine), alternates which starts first, and the result is the
- * median of the rounds' B/A ratios. A against itself gave medians of 1.000, rounds within ±5 %.
+ * loaded) ran about 4 % dearer. So every round starts both anew, loads them at the same time, each
+ * with its own connections, so both see the same machine, alternates which starts first, and the
+ * result is the median of the rounds' B/A ratios. A against itself gave medians of 1.000, rounds
+ * within ±5 %.
  *
  * Settings (environment): BENCH_A_CMD and BENCH_B_CMD (each default `node src/server.ts`, a
  * command as for BENCH_OURS_CMD), BENCH_AB_ROUNDS (8), BENCH_AB_REQUESTS per server and run (600),

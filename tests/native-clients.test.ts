@@ -2,6 +2,7 @@ import { MastraClient, RequestContext } from '@mastra/client-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
+import { readFrames } from './fixtures/sse.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
 import { storeSnapshot } from './fixtures/store-snapshot.ts';
 import { hs256, TEST_JWT_SECRET as SECRET } from './fixtures/tokens.ts';
@@ -30,10 +31,8 @@ it("gives Studio's stream the conversation in each step-finish event, as Mastra'
   h.model.script({ text: 'Mild in Paris.' });
   const response = await h.post(STREAM, userSays('Weather in Paris?'), { 'x-mastra-client-type': 'studio' });
   expect(response.status).toBe(200);
-  const events = (await response.text())
-    .split('\n\n')
-    .filter((frame) => frame.startsWith('data: {'))
-    .map((frame) => JSON.parse(frame.slice('data: '.length)));
+  // Native frames end with `data: [DONE]`, which is no JSON event.
+  const events = (await readFrames(response)).filter((frame) => frame.startsWith('data: {')).map((frame) => JSON.parse(frame.slice('data: '.length)));
   const texts = (messages: Array<{ role: string; content: Array<{ text?: string }> }>) =>
     messages.map((message) => [message.role, message.content.map((part) => part.text).join('')]);
   // Mastra converts these on first read (a patch): the stream still carries them whole.
