@@ -147,9 +147,10 @@ rewrites the table below. It is sized for under five minutes on two idle cores; 
 number of requests sized from the servers' own speed, so on a busy machine it takes longer (the run
 description says how busy the machine was). \`npm run bench:profile\` profiles ours.
 \`npm run bench:ab\` tells whether a change made ours cheaper: two commands of ours (\`BENCH_A_CMD\`,
-\`BENCH_B_CMD\`, e.g. \`node ../before/src/server.ts\` in a worktree of the earlier commit), fresh
-processes every round, loaded at the same time, and the median of the rounds' CPU ratios (\`bench/ab.ts\`
-says why; \`BENCH_AB_ROUNDS\` 8, \`BENCH_AB_REQUESTS\` 600, \`BENCH_AB_CONNECTIONS\` 8).
+\`BENCH_B_CMD\`, e.g. \`node ../before/src/server.ts\` in a worktree of the earlier commit, after its own
+\`npm install\`), fresh processes every round, loaded at the same time, and the median of the rounds'
+CPU ratios (\`bench/ab.ts\` says why; \`BENCH_AB_ROUNDS\` 8, \`BENCH_AB_REQUESTS\` 600,
+\`BENCH_AB_CONNECTIONS\` 8).
 Settings: \`BENCH_OURS_CMD\` (the command that starts ours, default \`node src/server.ts\`; it must
 start the server process itself, not a shell or npm, so its pid is the one measured),
 \`BENCH_SECONDS\` per load run (1.5), \`BENCH_REPEATS\` (3), the model's pacing in the load runs

@@ -6,6 +6,7 @@
  *   and the stream carry the turn), as in Mastra's own durable agent.
  * - The model call's workflow has no step that would hand its input on untouched: no goal, no
  *   completion scorers and no background tasks are configured, so their steps are not built.
+ * - The steps built for every run share their unchanging schemas instead of building them anew.
  * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
 import { EventEmitterPubSub } from '@mastra/core/events';
