@@ -6,10 +6,13 @@
  *   and the stream carry the turn), as in Mastra's own durable agent.
  * - The model call's workflow has no step that would hand its input on untouched: no goal, no
  *   completion scorers and no background tasks are configured, so their steps are not built.
- * - The steps built for every run share their unchanging schemas instead of building them anew.
+ * - The workflows and steps built for every run share their unchanging schemas instead of building them anew.
+ * - The primitives built for every run (its model, its streams, its workflows) share one child logger per component
+ *   instead of each making a pino child of its own.
  * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
 import { EventEmitterPubSub } from '@mastra/core/events';
+import { PinoLogger } from '@mastra/loggers';
 import { Workflow } from '@mastra/core/workflows';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
@@ -106,7 +109,7 @@ it.each([GENERATE, STREAM])('%s: each model call runs in a workflow of the steps
   ]);
 });
 
-it('two turns share the steps\' unchanging schemas: a run builds no zod schema of its own for its prepare, stream and mapping steps', async () => {
+it('two turns share the unchanging schemas: a run builds no zod schema of its own for its prepare workflow and its prepare, stream and mapping steps', async () => {
   const ids = { threadId: 'shared-schemas', resourceId: 'ada' };
   const builtFor = async (question: string) => {
     h.model.script({ text: 'Hello to you.' });
@@ -120,13 +123,32 @@ it('two turns share the steps\' unchanging schemas: a run builds no zod schema o
     const prepare = workflows.find((workflow) => workflow.id === 'execution-workflow')!;
     const model = workflows.find((workflow) => workflow.id === 'executionWorkflow')!;
     const steps = { ...prepare.steps, ...model.steps } as Record<string, { inputSchema?: unknown; outputSchema?: unknown }>;
-    return ['prepare-tools-step', 'prepare-memory-step', 'stream-text-step', 'llmExecutionMappingStep', 'map-tool-calls'].flatMap((id) => {
+    const stepSchemas = ['prepare-tools-step', 'prepare-memory-step', 'stream-text-step', 'llmExecutionMappingStep', 'map-tool-calls'].flatMap((id) => {
       expect(steps[id], id).toBeDefined();
       return [steps[id]!.inputSchema, steps[id]!.outputSchema];
     });
+    return [prepare.inputSchema, prepare.outputSchema, ...stepSchemas];
   };
 
   const first = schemasOf(await builtFor('Hello'));
   const second = schemasOf(await builtFor('Hello again'));
   second.forEach((schema, i) => expect(schema, `schema ${i}`).toBe(first[i]));
+});
+
+it.each([GENERATE, STREAM])('%s: a turn makes no logger of its own: its model, streams and workflows log through one child per component', async (path) => {
+  const ids = { threadId: `loggers${path === STREAM ? '-stream' : ''}`, resourceId: 'ada' };
+  const turn = async (question: string) => {
+    h.model.script({ text: 'Hello to you.' });
+    const response = await h.post(path, { ...userSays(question), ...ids });
+    expect(response.status).toBe(200);
+    await readAnswer(response);
+  };
+  await turn('Hello');
+  const childLoggers = vi.spyOn(PinoLogger.prototype, 'child');
+  try {
+    await turn('Hello again');
+    expect(childLoggers).not.toHaveBeenCalled();
+  } finally {
+    childLoggers.mockRestore();
+  }
 });
