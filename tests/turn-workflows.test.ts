@@ -12,8 +12,8 @@
  * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
 import { EventEmitterPubSub } from '@mastra/core/events';
-import { PinoLogger } from '@mastra/loggers';
 import { Workflow } from '@mastra/core/workflows';
+import { PinoLogger } from '@mastra/loggers';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { readAnswer } from './fixtures/sse.ts';
