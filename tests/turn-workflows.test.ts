@@ -40,6 +40,13 @@ afterAll(async () => {
 });
 beforeEach(() => h.reset());
 
+/** One turn of `question` on the thread `ids`, answered (200) and read to its end. */
+async function answeredTurn(path: string, question: string, ids: { threadId: string; resourceId: string }) {
+  const response = await h.post(path, { ...userSays(question), ...ids });
+  expect(response.status).toBe(200);
+  await readAnswer(response);
+}
+
 const runWorkflowIds = () => workflowRuns.mock.contexts.map((workflow) => (workflow as Workflow).id);
 const publishedTopics = () => published.mock.calls.map(([topic]) => String(topic));
 
@@ -54,9 +61,7 @@ it.each([GENERATE, STREAM])('%s: a turn with a tool call runs no processor workf
   for (const question of ['Weather in Paris?', 'What did I ask?']) {
     workflowRuns.mockClear();
     published.mockClear();
-    const response = await h.post(path, { ...userSays(question), ...ids });
-    expect(response.status).toBe(200);
-    await readAnswer(response);
+    await answeredTurn(path, question, ids);
     // The agent's own workflows run; none built from processors does, and none reports its steps.
     expect(runWorkflowIds().length).toBeGreaterThan(0);
     expect(runWorkflowIds().filter((id) => id.endsWith('-processor'))).toEqual([]);
@@ -87,9 +92,7 @@ it.each([GENERATE, STREAM])('%s: each model call runs in a workflow of the steps
   h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Mild in Paris.' });
   workflowsBuilt.mockClear();
 
-  const response = await h.post(path, { ...userSays('Weather in Paris?'), ...ids });
-  expect(response.status).toBe(200);
-  await readAnswer(response);
+  await answeredTurn(path, 'Weather in Paris?', ids);
 
   const executionWorkflows = workflowsBuilt.mock.contexts.filter((workflow) => (workflow as Workflow).id === 'executionWorkflow');
   expect(executionWorkflows).toHaveLength(1);
@@ -114,9 +117,7 @@ it('two turns share the unchanging schemas: a run builds no zod schema of its ow
   const builtFor = async (question: string) => {
     h.model.script({ text: 'Hello to you.' });
     workflowsBuilt.mockClear();
-    const response = await h.post(GENERATE, { ...userSays(question), ...ids });
-    expect(response.status).toBe(200);
-    await response.json();
+    await answeredTurn(GENERATE, question, ids);
     return workflowsBuilt.mock.contexts as Workflow[];
   };
   const schemasOf = (workflows: Workflow[]) => {
@@ -137,16 +138,11 @@ it('two turns share the unchanging schemas: a run builds no zod schema of its ow
 
 it.each([GENERATE, STREAM])('%s: a turn makes no logger of its own: its model, streams and workflows log through one child per component', async (path) => {
   const ids = { threadId: `loggers${path === STREAM ? '-stream' : ''}`, resourceId: 'ada' };
-  const turn = async (question: string) => {
-    h.model.script({ text: 'Hello to you.' });
-    const response = await h.post(path, { ...userSays(question), ...ids });
-    expect(response.status).toBe(200);
-    await readAnswer(response);
-  };
-  await turn('Hello');
+  h.model.script({ text: 'Hello to you.' }, { text: 'Hello again to you.' });
+  await answeredTurn(path, 'Hello', ids);
   const childLoggers = vi.spyOn(PinoLogger.prototype, 'child');
   try {
-    await turn('Hello again');
+    await answeredTurn(path, 'Hello again', ids);
     expect(childLoggers).not.toHaveBeenCalled();
   } finally {
     childLoggers.mockRestore();
