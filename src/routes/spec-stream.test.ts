@@ -105,6 +105,20 @@ it('counts idleness from the last chunk, not from the start of the run', async (
   expect(run.frames.at(-1)!.at).toBe(600 + TIMING.idleTimeoutMs);
 });
 
+it("does not count a tool's run as silence, and counts the model's silence from the tool's result", async () => {
+  const run = await pipeRun();
+  const call = { toolCallId: 'call-1', toolName: 'weatherTool', args: { location: 'Paris' } };
+  run.send(chunk('start'), chunk('tool-call', call));
+  await vi.advanceTimersByTimeAsync(3 * TIMING.idleTimeoutMs);
+  run.send(chunk('tool-result', { ...call, result: { temperature: 20 } }));
+  await vi.advanceTimersByTimeAsync(TIMING.idleTimeoutMs - 1);
+  expect(run.events().map((e) => e.type)).toEqual(['start', 'tool-call', 'tool-result']);
+  await vi.advanceTimersByTimeAsync(1);
+  await run.done();
+  expect(run.events().map((e) => e.type)).toEqual(['start', 'tool-call', 'tool-result', 'error']);
+  expect(run.frames.at(-1)!.at).toBe(4 * TIMING.idleTimeoutMs);
+});
+
 it('sends no keep-alive while events keep coming, and ends cleanly with the run', async () => {
   const run = await pipeRun();
   run.send(chunk('start'), chunk('step-start', { request: {} }));
