@@ -9,14 +9,19 @@
  * - The workflows and steps built for every run share their unchanging schemas instead of building them anew.
  * - The primitives built for every run (its model, its streams, its workflows) share one child logger per component
  *   instead of each making a pino child of its own.
+ * - A SPEC stream is not registered with Mastra's thread-run runtime (thread subscriptions, signals, aborts by
+ *   thread, none of which production serves): the turn lock orders a thread's turns. A native stream still is.
  * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
 import { PinoLogger } from '@mastra/loggers';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
+import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
-import { readAnswer } from './fixtures/sse.ts';
+import { deferred } from './fixtures/openai-stand-in.ts';
+import { NATIVE } from './fixtures/spec-requests.ts';
+import { readAnswer, sseFrames } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
@@ -147,4 +152,31 @@ it.each([GENERATE, STREAM])('%s: a turn makes no logger of its own: its model, s
   } finally {
     childLoggers.mockRestore();
   }
+});
+
+it.each([
+  { protocol: 'SPEC', headers: {}, registered: false },
+  { protocol: 'native', headers: NATIVE, registered: true },
+])("a $protocol stream's run, while it streams, is registered with Mastra's thread-run runtime: $registered", async ({ protocol, headers, registered }) => {
+  const ids = { threadId: `thread-run-${protocol}`, resourceId: 'ada' };
+  const body = protocol === 'SPEC' ? { ...userSays('Hi'), ...ids } : { ...userSays('Hi'), memory: { thread: ids.threadId, resource: ids.resourceId } };
+  const secondChunk = deferred();
+  h.model.script({ text: ['chunk 1', 'chunk 2'] });
+  h.model.beforeChunk = (index) => (index === 1 ? secondChunk.promise : undefined);
+
+  const response = await h.post(STREAM, body, headers);
+  expect(response.status).toBe(200);
+  const frames = sseFrames(response);
+  for (let next = await frames.next(); !next.done && !next.value.includes('chunk 1'); next = await frames.next());
+  const activeRun = h.mastra.getAgent(COMPANION_AGENT_ID).getActiveThreadRunId(ids);
+  secondChunk.resolve();
+  const rest: string[] = [];
+  for await (const frame of frames) rest.push(frame);
+
+  expect(activeRun !== undefined).toBe(registered);
+  expect(rest.some((frame) => frame.includes('chunk 2'))).toBe(true);
+  expect(await storedMessages(await h.store(), ids.threadId)).toEqual([
+    ['user', 'Hi'],
+    ['assistant', 'chunk 1chunk 2'],
+  ]);
 });
