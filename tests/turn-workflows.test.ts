@@ -154,6 +154,12 @@ it.each([GENERATE, STREAM])('%s: a turn makes no logger of its own: its model, s
   }
 });
 
+/** Reads frames until one holds `text`, leaving the stream open (native frames are not SPEC events). */
+async function readUntilFrameWith(frames: AsyncGenerator<string>, text: string) {
+  for (let next = await frames.next(); !next.done; next = await frames.next()) if (next.value.includes(text)) return;
+  throw new Error(`the stream ended before a frame with ${text}`);
+}
+
 it.each([
   { protocol: 'SPEC', headers: {}, registered: false },
   { protocol: 'native', headers: NATIVE, registered: true },
@@ -167,7 +173,7 @@ it.each([
   const response = await h.post(STREAM, body, headers);
   expect(response.status).toBe(200);
   const frames = sseFrames(response);
-  for (let next = await frames.next(); !next.done && !next.value.includes('chunk 1'); next = await frames.next());
+  await readUntilFrameWith(frames, 'chunk 1');
   const activeRun = h.mastra.getAgent(COMPANION_AGENT_ID).getActiveThreadRunId(ids);
   secondChunk.resolve();
   const rest: string[] = [];
