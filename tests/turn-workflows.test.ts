@@ -21,7 +21,7 @@ import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
-import { readAnswer, sseFrames } from './fixtures/sse.ts';
+import { readAnswer, readUntilFrame, sseFrames } from './fixtures/sse.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 
 let h: AppHarness;
@@ -45,8 +45,10 @@ afterAll(async () => {
 });
 beforeEach(() => h.reset());
 
+type ThreadIds = { threadId: string; resourceId: string };
+
 /** One turn of `question` on the thread `ids`, answered (200) and read to its end. */
-async function answeredTurn(path: string, question: string, ids: { threadId: string; resourceId: string }) {
+async function answeredTurn(path: string, question: string, ids: ThreadIds) {
   const response = await h.post(path, { ...userSays(question), ...ids });
   expect(response.status).toBe(200);
   await readAnswer(response);
@@ -154,26 +156,24 @@ it.each([GENERATE, STREAM])('%s: a turn makes no logger of its own: its model, s
   }
 });
 
-/** Reads frames until one holds `text`, leaving the stream open (native frames are not SPEC events). */
-async function readUntilFrameWith(frames: AsyncGenerator<string>, text: string) {
-  for (let next = await frames.next(); !next.done; next = await frames.next()) if (next.value.includes(text)) return;
-  throw new Error(`the stream ended before a frame with ${text}`);
-}
-
 it.each([
-  { protocol: 'SPEC', headers: {}, registered: false },
-  { protocol: 'native', headers: NATIVE, registered: true },
-])("a $protocol stream's run, while it streams, is registered with Mastra's thread-run runtime: $registered", async ({ protocol, headers, registered }) => {
+  { protocol: 'SPEC', headers: {}, body: (ids: ThreadIds) => ({ ...userSays('Hi'), ...ids }), registered: false },
+  {
+    protocol: 'native',
+    headers: NATIVE,
+    body: ({ threadId, resourceId }: ThreadIds) => ({ ...userSays('Hi'), memory: { thread: threadId, resource: resourceId } }),
+    registered: true,
+  },
+])("a $protocol stream's run, while it streams, is registered with Mastra's thread-run runtime: $registered", async ({ protocol, headers, body, registered }) => {
   const ids = { threadId: `thread-run-${protocol}`, resourceId: 'ada' };
-  const body = protocol === 'SPEC' ? { ...userSays('Hi'), ...ids } : { ...userSays('Hi'), memory: { thread: ids.threadId, resource: ids.resourceId } };
   const secondChunk = deferred();
   h.model.script({ text: ['chunk 1', 'chunk 2'] });
   h.model.beforeChunk = (index) => (index === 1 ? secondChunk.promise : undefined);
 
-  const response = await h.post(STREAM, body, headers);
+  const response = await h.post(STREAM, body(ids), headers);
   expect(response.status).toBe(200);
   const frames = sseFrames(response);
-  await readUntilFrameWith(frames, 'chunk 1');
+  await readUntilFrame(frames, (frame) => frame.includes('chunk 1'), 'chunk 1');
   const activeRun = h.mastra.getAgent(COMPANION_AGENT_ID).getActiveThreadRunId(ids);
   secondChunk.resolve();
   const rest: string[] = [];
