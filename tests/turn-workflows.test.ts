@@ -7,6 +7,9 @@
  * - The model call's workflow has no step that would hand its input on untouched: no goal, no
  *   completion scorers and no background tasks are configured, so their steps are not built.
  * - The workflows and steps built for every run share their unchanging schemas instead of building them anew.
+ * - Without tracing, a turn's preparation (its tools, its memory, their mapping, then the model's stream) runs its steps
+ *   in the order its workflow would, without building and running that workflow: with no snapshot, no step event, no
+ *   input validation and no span, the engine adds nothing they use. With tracing on, they run in it, as stock.
  * - The primitives built for every run (its model, its streams, its workflows) share one child logger per component
  *   instead of each making a pino child of its own.
  * - A SPEC stream is not registered with Mastra's thread-run runtime (thread subscriptions, signals, aborts by
@@ -119,7 +122,30 @@ it.each([GENERATE, STREAM])('%s: each model call runs in a workflow of the steps
   ]);
 });
 
-it('two turns share the unchanging schemas: a run builds no zod schema of its own for its prepare workflow and its prepare, stream and mapping steps', async () => {
+it.each([GENERATE, STREAM])('%s: without tracing, a turn builds and runs no workflow to prepare its model call, and its preparation still does its work', async (path) => {
+  const ids = { threadId: `prepare${path === STREAM ? '-stream' : ''}`, resourceId: 'ada' };
+  h.model.script({ text: 'Hello to you.' }, { text: 'You said hello.' });
+
+  for (const question of ['Hello', 'What did I say?']) {
+    workflowRuns.mockClear();
+    workflowsBuilt.mockClear();
+    await answeredTurn(path, question, ids);
+    expect(runWorkflowIds()).not.toContain('execution-workflow');
+    expect(workflowsBuilt.mock.contexts.map((workflow) => (workflow as Workflow).id)).not.toContain('execution-workflow');
+  }
+
+  // The tools were offered (memory's too), the history was loaded for the second turn, and both turns are stored.
+  expect([...h.model.requests[1]!.toolNames].sort()).toEqual(['spiritualDestinationsTool', 'updateWorkingMemory', 'weatherTool']);
+  expect(conversationOf(h.model.requests[1]!).map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  expect(await storedMessages(await h.store(), ids.threadId)).toEqual([
+    ['user', 'Hello'],
+    ['assistant', 'Hello to you.'],
+    ['user', 'What did I say?'],
+    ['assistant', 'You said hello.'],
+  ]);
+});
+
+it("two turns share the unchanging schemas: a run builds no zod schema of its own for its model call's workflow and steps", async () => {
   const ids = { threadId: 'shared-schemas', resourceId: 'ada' };
   const builtFor = async (question: string) => {
     h.model.script({ text: 'Hello to you.' });
@@ -128,14 +154,13 @@ it('two turns share the unchanging schemas: a run builds no zod schema of its ow
     return workflowsBuilt.mock.contexts as Workflow[];
   };
   const schemasOf = (workflows: Workflow[]) => {
-    const prepare = workflows.find((workflow) => workflow.id === 'execution-workflow')!;
     const model = workflows.find((workflow) => workflow.id === 'executionWorkflow')!;
-    const steps = { ...prepare.steps, ...model.steps } as Record<string, { inputSchema?: unknown; outputSchema?: unknown }>;
-    const stepSchemas = ['prepare-tools-step', 'prepare-memory-step', 'stream-text-step', 'llmExecutionMappingStep', 'map-tool-calls'].flatMap((id) => {
+    const steps = model.steps as Record<string, { inputSchema?: unknown; outputSchema?: unknown }>;
+    const stepSchemas = ['llmExecutionMappingStep', 'map-tool-calls'].flatMap((id) => {
       expect(steps[id], id).toBeDefined();
       return [steps[id]!.inputSchema, steps[id]!.outputSchema];
     });
-    return [prepare.inputSchema, prepare.outputSchema, ...stepSchemas];
+    return [model.inputSchema, model.outputSchema, ...stepSchemas];
   };
 
   const first = schemasOf(await builtFor('Hello'));
