@@ -16,6 +16,8 @@
  *   thread, none of which production serves): the turn lock orders a thread's turns. A native stream still is.
  * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
+import { createOpenAI } from '@ai-sdk/openai';
+import { Agent } from '@mastra/core/agent';
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
 import { PinoLogger } from '@mastra/loggers';
@@ -143,6 +145,21 @@ it.each([GENERATE, STREAM])('%s: without tracing, a turn builds and runs no work
     ['user', 'What did I say?'],
     ['assistant', 'You said hello.'],
   ]);
+});
+
+it.each(['generate', 'stream'] as const)("without tracing, an input processor's abort still ends an agent's %s with its tripwire, before any model call", async (method) => {
+  const agent = new Agent({
+    id: 'guarded',
+    name: 'Guarded',
+    instructions: 'Be kind.',
+    model: createOpenAI({ apiKey: 'test', baseURL: h.model.baseURL }).chat('stand-in-model'),
+    inputProcessors: [{ id: 'guard', processInput: ({ abort }) => abort('Not today.', { metadata: { rule: 'calm' } }) }],
+  });
+
+  const result = method === 'generate' ? await agent.generate('Hello') : await (await agent.stream('Hello')).getFullOutput();
+
+  expect(result.tripwire).toMatchObject({ reason: 'Not today.', processorId: 'guard', metadata: { rule: 'calm' } });
+  expect(h.model.requests).toHaveLength(0);
 });
 
 it("two turns share the unchanging schemas: a run builds no zod schema of its own for its model call's workflow and steps", async () => {
