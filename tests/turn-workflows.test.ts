@@ -16,13 +16,13 @@
  *   thread, none of which production serves): the turn lock orders a thread's turns. A native stream still is.
  * All are patches of @mastra/core (patches/@mastra+core+1.71.0.patch), for the CPU they cost per turn.
  */
-import { createOpenAI } from '@ai-sdk/openai';
 import { Agent } from '@mastra/core/agent';
 import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
 import { PinoLogger } from '@mastra/loggers';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
 import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
+import { createCompanionModel } from '../src/mastra/model.ts';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
@@ -152,7 +152,7 @@ it.each(['generate', 'stream'] as const)("without tracing, an input processor's 
     id: 'guarded',
     name: 'Guarded',
     instructions: 'Be kind.',
-    model: createOpenAI({ apiKey: 'test', baseURL: h.model.baseURL }).chat('stand-in-model'),
+    model: createCompanionModel(h.config.model),
     inputProcessors: [{ id: 'guard', processInput: ({ abort }) => abort('Not today.', { metadata: { rule: 'calm' } }) }],
   });
 
