@@ -67,9 +67,15 @@ const MAX_PER_PAGE = 100;
 /** The stores refuse an offset (page × perPage) past half the largest safe integer: a page past it is a 400, not their failure. */
 const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 2 / MAX_PER_PAGE);
 
+/** A paging parameter, refused in one sentence with its range (a repeated one too: `?page=0&page=1`), not as zod's "received NaN". */
+function wholeNumber(name: string, min: number, max: number) {
+  const message = `${name} must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message);
+}
+
 export const pageQuery = ownerQuery.extend({
-  page: z.coerce.number().int().min(0).max(MAX_PAGE).default(0),
-  perPage: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(20),
+  page: wholeNumber('page', 0, MAX_PAGE).default(0),
+  perPage: wholeNumber('perPage', 1, MAX_PER_PAGE).default(20),
 });
 
 export const threadIdParam = z.object({ threadId: safeId('threadId') });
