@@ -43,7 +43,7 @@ import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
 import { openScratchFolder, type ScratchFolder } from './stt/scratch-folder.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
-import { queueMastraDeletions } from './threads/queued-deletion.ts';
+import { MASTRA_DELETION_PATHS, queueMastraDeletions } from './threads/queued-deletion.ts';
 import { RunningTurns } from './threads/running-turns.ts';
 import { STOPPED_TURN_GRACE_MS } from './threads/turn.ts';
 import { stopTurnsBeforeTheDrainEnds } from './shutdown-turns.ts';
@@ -184,6 +184,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   const rateLimitStore = createRateLimitStore(config, logger);
   const turnLock = createTurnLock(config, logger);
   const runningTurns = new RunningTurns();
+  const mastraDeletions = queueMastraDeletions(turnLock);
   const agent = createCompanionAgent({
     model: config.model,
     modelMaxRetries: config.modelMaxRetries,
@@ -233,8 +234,8 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
         routeGate,
         ...securityMiddleware(config, auth, rateLimitStore),
         threadClaimGuard(),
-        // Mastra's own memory routes, which production closes: Studio's deletions.
-        { path: '/api/memory/*', handler: queueMastraDeletions(turnLock) },
+        // Mastra's own memory and conversation routes, which production closes: Studio's deletions.
+        ...MASTRA_DELETION_PATHS.map((path) => ({ path, handler: mastraDeletions })),
         ...createAgentRoutes({
           modelConfigured: Boolean(config.model),
           mode: config.server.mode,

@@ -90,6 +90,28 @@ describe('deleting a thread while a turn runs on it', () => {
       expect(await deleted.json()).toEqual({ result: 'Thread deleted' });
     });
 
+    it.each([GENERATE, STREAM])("%s: the same with the Responses API's conversation deletion", async (path) => {
+      const threadId = `conversation-doomed${path.endsWith('stream') ? '-stream' : ''}`;
+      const remove = async () => studio.app.request(`/api/v1/conversations/${threadId}`, { method: 'DELETE' });
+      const deleted = await deleteDuringTurn(studio, path, threadId, remove);
+      expect(await deleted.json()).toEqual({ id: threadId, object: 'conversation.deleted', deleted: true });
+    });
+
+    it("refuses a message deletion sent as a form (which Mastra reads too) with 415, and deletes nothing", async () => {
+      const ids = { threadId: 'studio-form-deletion', resourceId: 'ada' };
+      studio.model.script({ text: 'Kept.' });
+      await turn(studio, GENERATE, { ...userSays('Keep me'), ...ids });
+      const { messages } = await (await studio.memoryStore()).listMessages({ threadId: ids.threadId, perPage: false });
+      const form = new FormData();
+      form.append('messageIds', JSON.stringify(messages.map((message) => message.id)));
+      const response = await studio.app.request('/api/memory/messages/delete?agentId=companionAgent', { method: 'POST', body: form });
+      expect(response.status).toBe(415);
+      expect(await storedMessages(await studio.store(), ids.threadId)).toEqual([
+        ['user', 'Keep me'],
+        ['assistant', 'Kept.'],
+      ]);
+    });
+
     it("Studio's message deletion waits for the turn too: a user message deleted while its turn runs stays deleted", async () => {
       const ids = { threadId: 'studio-message-deleted', resourceId: 'ada' };
       studio.model.script({ text: 'First reply.' }, { text: 'Second reply.' });

@@ -14,12 +14,18 @@ describe('threadClaimGuard', () => {
   afterAll(() => h.close());
 
   const post = (path: string, body: unknown) =>
-    h.app.request(`${path}?agentId=companionAgent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    h.app.request(path.startsWith('/api/memory') ? `${path}?agentId=companionAgent` : path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it.each([
     ['creating', '/api/memory/threads', { threadId: 'victim-thread', resourceId: 'attacker', title: 'taken over' }],
     ['creating (network)', '/api/memory/network/threads', { threadId: 'victim-thread', resourceId: 'attacker', title: 'taken over' }],
     ['cloning onto', '/api/memory/threads/own-thread/clone', { newThreadId: 'victim-thread', resourceId: 'attacker' }],
+    ['creating a conversation on', '/api/v1/conversations', { agent_id: 'companionAgent', conversation_id: 'victim-thread', resource_id: 'attacker' }],
+    ['creating an unowned conversation on', '/api/v1/conversations', { agent_id: 'companionAgent', conversation_id: 'victim-thread' }],
   ])("refuses %s another owner's thread id with 404, and the thread stays theirs", async (_name, path, body) => {
     const before = await storeSnapshot(await h.store());
     const response = await post(path, body);
@@ -32,5 +38,25 @@ describe('threadClaimGuard', () => {
     expect((await post('/api/memory/threads', { threadId: 'fresh-thread', resourceId: 'attacker', title: 'new' })).status).toBe(200);
     expect((await post('/api/memory/threads', { threadId: 'own-thread', resourceId: 'attacker', title: 'renamed' })).status).toBe(200);
     expect((await post('/api/memory/threads', { resourceId: 'attacker', title: 'no id' })).status).toBe(200);
+    // A conversation created without an owner is its own (Mastra's rule), so creating it again is its owner's act.
+    for (let time = 0; time < 2; time++) {
+      const created = await post('/api/v1/conversations', { agent_id: 'companionAgent', conversation_id: 'fresh-conversation' });
+      expect(created.status).toBe(200);
+      expect(await created.json()).toMatchObject({ id: 'fresh-conversation', thread: { resourceId: 'fresh-conversation' } });
+    }
+  });
+
+  // Mastra reads a multipart body as the route's parameters too: a form naming the thread must not slip past.
+  it.each([
+    ['/api/memory/threads', { threadId: 'victim-thread', resourceId: 'attacker', title: 'taken over' }],
+    ['/api/v1/conversations', { agent_id: 'companionAgent', conversation_id: 'victim-thread', resource_id: 'attacker' }],
+  ])('refuses a multipart body on %s with 415, and the thread stays its owner’s', async (path, fields) => {
+    const before = await storeSnapshot(await h.store());
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    const response = await h.app.request(path.startsWith('/api/memory') ? `${path}?agentId=companionAgent` : path, { method: 'POST', body: form });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', error: 'Content-Type must be application/json.' });
+    expect(await storeSnapshot(await h.store())).toEqual(before);
   });
 });

@@ -2,20 +2,24 @@
  * @module Mastra's own deletions, open in development for Studio, take their
  * place in the queue of the thread they touch, as the thread API's deletion
  * does (thread-service.ts): a thread (`DELETE /api/memory/threads/:threadId`
- * and its `network` twin) or messages (`POST /api/memory/messages/delete` and
- * its twin). They wait for the turn running on the thread, and the turns
- * queued before it, so a running turn neither outlives its deleted thread nor
- * stores a deleted message again. Mastra's handler then checks access and
- * deletes as before.
+ * and its `network` twin, or a Responses API conversation,
+ * `DELETE /api/v1/conversations/:conversationId`) or messages
+ * (`POST /api/memory/messages/delete` and its twin). They wait for the turn
+ * running on the thread, and the turns queued before it, so a running turn
+ * neither outlives its deleted thread nor stores a deleted message again.
+ * Mastra's handler then checks access and deletes as before.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
+import { jsonBodyForMastra } from '../security/mastra-body.ts';
 import { waitForThreadTurns } from './thread-service.ts';
 import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import '../routes/context.ts';
 
-const THREAD_DELETION = /^\/api\/memory(?:\/network)?\/threads\/([^/]+)$/;
+const THREAD_DELETION = /^\/api\/(?:memory(?:\/network)?\/threads|v1\/conversations)\/([^/]+)$/;
+/** Where Mastra's deletions are: the middleware's mounts. */
+export const MASTRA_DELETION_PATHS = ['/api/memory/*', '/api/v1/conversations/*'];
 const MESSAGE_DELETION = /^\/api\/memory(?:\/network)?\/messages\/delete$/;
 
 export function queueMastraDeletions(lock: TurnLock): MiddlewareHandler {
@@ -63,7 +67,7 @@ async function threadOwnersTouched(c: Context): Promise<Map<string, string>> {
 
 /** Mastra's body takes one id or many, as strings or `{id}` objects. */
 async function messageIdsOf(c: Context): Promise<string[]> {
-  const body = (await c.req.raw.clone().json().catch(() => undefined)) as { messageIds?: unknown } | undefined;
+  const body = await jsonBodyForMastra(c);
   const ids = Array.isArray(body?.messageIds) ? body.messageIds : [body?.messageIds];
   return ids.map((id) => (typeof id === 'object' && id !== null ? (id as { id?: unknown }).id : id)).filter((id): id is string => typeof id === 'string');
 }
