@@ -21,7 +21,7 @@ import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { NATIVE_CLIENT_HEADER } from './contract/native-request.ts';
 import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
 import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
-import { closeAfterUnreadBody, leaveFramingToNode } from './routes/client-connection.ts';
+import { discardUnreadBody, leaveFramingToNode } from './routes/client-connection.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createReadyRoute } from './routes/ready-route.ts';
 import { createSttRoute, type SttRouteDeps } from './routes/stt-route.ts';
@@ -268,7 +268,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
   // gets its access line.
   mastra.setServerMiddleware([
     { path: '*', handler: accessLog },
-    { path: '*', handler: closeAfterUnreadBody },
+    { path: '*', handler: discardUnreadBody() },
     { path: '*', handler: leaveFramingToNode },
     { path: '*', handler: readTimeouts(config.server) },
     { path: '*', handler: optionsThrough(routeGate, traceId) },

@@ -4,14 +4,14 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamSSE } from 'hono/streaming';
-import { closeAfterUnreadBody, leaveFramingToNode } from './client-connection.ts';
+import { discardUnreadBody, leaveFramingToNode, type DiscardOptions } from './client-connection.ts';
 
 const HEALTH = 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n';
 
 /** A route that refuses without reading, after copying the body's stream as Mastra's adapter does; one that reads it. */
-function app() {
+function app(options?: DiscardOptions) {
   const hono = new Hono();
-  hono.use(closeAfterUnreadBody);
+  hono.use(discardUnreadBody(options));
   hono.post('/refuse', (c) => {
     void c.req.raw.clone();
     return c.json({ error: 'unsupported' }, 415);
@@ -19,6 +19,12 @@ function app() {
   hono.post('/read', async (c) => c.json({ error: `bad ${(await c.req.text()).length}` }, 400));
   hono.get('/health', (c) => c.text('ok'));
   return hono;
+}
+
+async function listen(options?: DiscardOptions): Promise<{ server: ServerType; port: number }> {
+  const server = serve({ fetch: app(options).fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
 }
 
 /** Sends `body` to `path` on a raw connection, then (after the answer) a second request on the same connection. */
@@ -44,26 +50,17 @@ function twoRequests(port: number, path: string, body: string): Promise<{ first:
   });
 }
 
-describe('closeAfterUnreadBody', () => {
+describe('discardUnreadBody', () => {
   let server: ServerType;
   let port: number;
-  beforeAll(async () => {
-    server = serve({ fetch: app().fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => server.once('listening', resolve));
-    port = (server.address() as AddressInfo).port;
-  });
+  beforeAll(async () => ({ server, port } = await listen()));
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  it('an answer refusing a body it left unread says Connection: close, so no client reuses a connection about to be dropped', async () => {
+  it('reads and discards a body its answer left unread: the connection stays open and takes the next request', async () => {
     const { first, answers } = await twoRequests(port, '/refuse', 'x'.repeat(1024 * 1024));
     expect(first).toMatch(/^HTTP\/1\.1 415 /);
-    expect(first).toMatch(/\r\nconnection: close/i);
-    expect(answers).toBe(1);
-  });
-
-  it('a small unread body too: it is left on the connection all the same', async () => {
-    const { first } = await twoRequests(port, '/refuse', '{"a":1}');
-    expect(first).toMatch(/\r\nconnection: close/i);
+    expect(first).toMatch(/\r\nconnection: keep-alive/i);
+    expect(answers).toBe(2);
   });
 
   it('an error answer to a body read to its end keeps the connection, which takes the next request', async () => {
@@ -77,6 +74,32 @@ describe('closeAfterUnreadBody', () => {
     const response = await app().request('/refuse', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(415);
     expect(response.headers.get('connection')).toBeNull();
+  });
+
+  describe('within its bounds', () => {
+    let bounded: { server: ServerType; port: number };
+    beforeAll(async () => (bounded = await listen({ maxBytes: 64 * 1024, maxMs: 300 })));
+    afterAll(() => new Promise((resolve) => bounded.server.close(resolve)));
+
+    it('a body declared longer than it reads is not waited for: the answer says Connection: close', async () => {
+      const { first, answers } = await twoRequests(bounded.port, '/refuse', 'x'.repeat(128 * 1024));
+      expect(first).toMatch(/^HTTP\/1\.1 415 /);
+      expect(first).toMatch(/\r\nconnection: close/i);
+      expect(answers).toBe(1);
+    });
+
+    it('a client that stops sending the rest has its connection closed once the time is up', async () => {
+      const socket = connect(bounded.port, '127.0.0.1');
+      socket.on('error', () => {});
+      let received = '';
+      socket.on('data', (data) => (received += data.toString('latin1')));
+      const startedAt = performance.now();
+      socket.write('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":');
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(received).toMatch(/^HTTP\/1\.1 415 /);
+      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(250);
+      expect(performance.now() - startedAt).toBeLessThan(2_000);
+    });
   });
 });
 

@@ -12,20 +12,59 @@ export function dropConnection(c: Context) {
   incomingOf(c)?.socket?.destroy();
 }
 
+export interface DiscardOptions {
+  /** The most of a refused body read after its answer; a body declared longer closes its connection at once. */
+  maxBytes: number;
+  /** How long the client has to send the rest; then its connection is closed. */
+  maxMs: number;
+}
+
+export const DISCARD_DEFAULTS: DiscardOptions = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
+
 /**
  * A request refused before its body was read to the end (a 413 or 415, a body sent to a route that takes none) leaves
- * the rest of that body on its connection. `@hono/node-server` drains it for at most 500 ms, but a body already handed
- * to a web stream (Mastra reads a copy of every request's body) is never read again: the connection was dropped half a
- * second after an answer that said keep-alive, and the client's next request on it failed. Such an answer says
- * `Connection: close` instead, as Node's own refusals do.
+ * the rest of that body on its connection, and its client still sending it. Closed then, the connection is reset under
+ * a client that is still writing, and most clients (`fetch`, browsers) report the reset instead of the answer they were
+ * sent. `@hono/node-server` drains such a body for at most 500 ms, but not one already handed to a web stream (Mastra
+ * copies every request's body into one), which pauses it for good. So the rest is read here and thrown away, at most
+ * `maxBytes` within `maxMs` (then the connection is closed), and the connection then takes the client's next request.
+ * A body declared longer than `maxBytes` is not waited for: its answer says `Connection: close`, as Node's own
+ * refusals do.
  */
-export const closeAfterUnreadBody: MiddlewareHandler = async (c, next) => {
-  await next();
-  const incoming = incomingOf(c);
-  if (c.res.status < 400 || !incoming || incoming.readableEnded) return;
-  const bodyLeft = !incoming.complete || incoming.readableLength > 0;
-  if (bodyLeft) c.res.headers.set('connection', 'close');
-};
+export function discardUnreadBody(options: DiscardOptions = DISCARD_DEFAULTS): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const incoming = incomingOf(c);
+    if (c.res.status < 400 || !incoming || incoming.readableEnded) return;
+    if (incoming.complete && incoming.readableLength === 0) return;
+    if (Number(incoming.headers['content-length']) > options.maxBytes) c.res.headers.set('connection', 'close');
+    else discardRest(incoming, options);
+  };
+}
+
+function discardRest(incoming: IncomingMessage, { maxBytes, maxMs }: DiscardOptions) {
+  let bytes = 0;
+  const stop = () => {
+    clearTimeout(timer);
+    incoming.off('data', count);
+  };
+  const giveUp = () => {
+    stop();
+    incoming.socket?.destroy();
+  };
+  const count = (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > maxBytes) giveUp();
+  };
+  const timer = setTimeout(giveUp, maxMs);
+  timer.unref();
+  // The web stream that held the body is read no more: its listener would pause the body again at once.
+  incoming.removeAllListeners('data');
+  incoming.on('data', count);
+  incoming.once('end', stop);
+  incoming.once('close', stop);
+  incoming.resume();
+}
 
 /**
  * Hono's SSE helper and Mastra's streams set `Transfer-Encoding: chunked` and `Connection: keep-alive` themselves:
