@@ -106,10 +106,14 @@ it('starts without a writable temporary folder, and only /stt fails', async () =
 });
 
 describe('an upload over the limit', () => {
-  /** A multipart body whose file part is `fileBytes` of fresh zeros, made only as fast as it is read. */
-  function streamedUpload(fileBytes: number, chunkBytes = 16 * 1024) {
+  /**
+   * A multipart body whose file part is `fileBytes` of fresh zeros, made only as fast as it is read, after a preamble
+   * of `preambleBytes` (text before the first boundary, which multipart parsers skip).
+   */
+  function streamedUpload(fileBytes: number, chunkBytes = 16 * 1024, preambleBytes = 0) {
     const boundary = 'streamed-upload';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\n\r\n`);
+    const preamble = 'p'.repeat(preambleBytes);
+    const head = Buffer.from(`${preamble}--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\n\r\n`);
     const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
     let pulled = 0;
     let fileSent = 0;
@@ -141,6 +145,20 @@ describe('an upload over the limit', () => {
     expect(body).toMatchObject({ code: 'INVALID_REQUEST', details: { maxBytes } });
     expect(upload.pulledBytes()).toBeGreaterThan(maxBytes);
     expect(upload.pulledBytes()).toBeLessThan(2 * maxBytes);
+    expect(route.recorder.calls).toEqual([]);
+  });
+
+  it('is refused with 413 when what surrounds a small file passes the limit, length unknown (chunked)', async () => {
+    const maxBytes = 256 * 1024;
+    const upload = streamedUpload(1024, 16 * 1024, 4 * maxBytes);
+
+    const { status, body } = await postStt(await route.app({ engine: route.recorder.engine, maxBytes }), upload.body, {
+      headers: { 'content-type': upload.contentType },
+      duplex: 'half',
+    } as RequestInit);
+
+    expect(status).toBe(413);
+    expect(body).toMatchObject({ code: 'INVALID_REQUEST', details: { maxBytes } });
     expect(route.recorder.calls).toEqual([]);
   });
 

@@ -96,6 +96,13 @@ async function receive(body: ReadableStream<Uint8Array>, contentType: string, pa
     parser.on('error', (error: Error) => reject(invalidRequest(`Malformed multipart/form-data body: ${error.message}.`)));
     parser.on('finish', resolve);
     source.on('error', () => reject(invalidRequest('The upload was interrupted before it was complete.')));
+    // A body of unknown length (chunked) is held to the declared length's limit too: what surrounds the file (a
+    // preamble, an epilogue) would otherwise be read without end.
+    let bodyBytes = 0;
+    source.on('data', (chunk: Uint8Array) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > maxBytes + FRAMING_ALLOWANCE_BYTES) reject(audioTooLarge(maxBytes));
+    });
   });
   source.pipe(parser);
 
