@@ -71,6 +71,20 @@ describe('refused uploads: 400 INVALID_REQUEST naming the problem, nothing reach
     await route.expectRefused(audioForm(silentWav(), 'speech.wav', { model: 'gpt-4o' }), 'Invalid form fields: unrecognized field(s): model');
   });
 
+  // They read as sent twice: the check found them on the fields' prototype.
+  it.each(['constructor', 'toString', '__proto__'])('a field named %s, as any field the route does not take', async (name) => {
+    await route.expectRefused(audioForm(silentWav(), 'speech.wav', { [name]: 'x' }), `Invalid form fields: unrecognized field(s): ${name}`);
+  });
+
+  it('a file part without a field name', async () => {
+    const boundary = 'nameless';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; filename="a.wav"\r\n\r\nRIFF\r\n--${boundary}--\r\n`;
+    const refused = await route.expectRefused(body, /^A file part without a field name: send it as multipart\/form-data in field "audio"/, {
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    expect(refused.details).toEqual({});
+  });
+
   // It went through, and ?language=fr was ignored without a word.
   it('a query parameter: the route takes its fields in the form', async () => {
     const form = new Response(audioForm(silentWav(), 'speech.wav'));

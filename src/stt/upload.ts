@@ -68,13 +68,15 @@ interface FilePart {
 async function receive(body: ReadableStream<Uint8Array>, contentType: string, path: string, { maxBytes, signal }: UploadOptions): Promise<ReceivedAudio> {
   const parser = createParser(contentType, maxBytes);
   const source = Readable.fromWeb(body as NodeReadableStream<Uint8Array>, { signal });
-  const fields: Record<string, string> = {};
+  // Without a prototype, a field named `constructor` or `__proto__` is a field like any other.
+  const fields: Record<string, string> = Object.create(null);
   let file: FilePart | undefined;
 
   const parsed = new Promise<void>((resolve, reject) => {
     parser.on('file', (name, stream, fileName) => {
       if (name !== AUDIO_FIELD) {
         stream.resume();
+        if (!name) return reject(invalidRequest(`A file part without a field name: ${CURL_HINT}.`));
         return reject(invalidRequest(`Unexpected file in field "${name}": ${CURL_HINT}.`, { field: name }));
       }
       stream.on('limit', () => reject(audioTooLarge(maxBytes)));
