@@ -102,6 +102,18 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  // A header that was sent but could not be read was answered as if none had been.
+  it.each([
+    ['no header', undefined, 'This route needs an Authorization: Bearer <token> header.'],
+    ['"bearer" in lower case', 'bearer x.y.z', 'The Authorization header must be "Bearer <token>": the scheme written Bearer, a space, then the token.'],
+    ["SPEC's placeholder", 'Bearer <ACCESS_TOKEN>', 'The Authorization header must be "Bearer <token>": the scheme written Bearer, a space, then the token.'],
+    ['a token that does not verify', 'Bearer x.y.z', 'The bearer token is invalid, expired or not signed by a trusted key.'],
+  ])('says what was wrong with %s', async (_name, authorization, error) => {
+    const response = await app.request('/threads', { headers: authorization ? { authorization } : {} });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ error, code: 'UNAUTHORIZED', details: {} });
+  });
+
   it('leaves the liveness probe open', async () => {
     expect((await app.request('/health')).status).toBe(200);
   });

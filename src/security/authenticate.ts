@@ -25,15 +25,19 @@ export function authenticate({ provider, isPublicRequest = () => false }: Authen
   return async (c, next) => {
     // Preflights carry no credentials by design; CORS decides them.
     if (c.req.method === 'OPTIONS' || isPublicRequest(c.req.method, c.req.path)) return next();
-    const token = bearerToken(c.req.header('authorization'));
+    const authorization = c.req.header('authorization');
+    const token = bearerToken(authorization);
     const user = token ? await provider.authenticateToken(token, c.req).catch(() => null) : null;
     const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;
-    if (!caller) {
-      const reason = token ? 'The bearer token is invalid, expired or not signed by a trusted key.' : 'This route needs an Authorization: Bearer <token> header.';
-      // The service's error handler answers it, as every other failure (with its stack in development).
-      throw unauthorized(reason);
-    }
+    // The service's error handler answers it, as every other failure (with its stack in development).
+    if (!caller) throw unauthorized(refusalOf(authorization, token));
     c.get('requestContext').set(MASTRA_RESOURCE_ID_KEY, caller);
     return next();
   };
+}
+
+function refusalOf(authorization: string | undefined, token: string | undefined): string {
+  if (token) return 'The bearer token is invalid, expired or not signed by a trusted key.';
+  if (authorization) return 'The Authorization header must be "Bearer <token>": the scheme written Bearer, a space, then the token.';
+  return 'This route needs an Authorization: Bearer <token> header.';
 }
