@@ -67,7 +67,7 @@ describe('a database that accepts connections but never answers', () => {
       for (const response of responses) {
         expect(response.status).toBe(500);
         expect(await response.json()).toEqual({
-          error: 'The conversation store failed or could not be reached; this request needs memory (threadId/resourceId). Stateless requests still work.',
+          error: 'The conversation store failed or could not be reached; try again later. A turn without threadId and resourceId does not need it.',
           code: 'MEMORY_NOT_INITIALIZED',
           details: {},
         });

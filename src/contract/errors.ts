@@ -149,8 +149,8 @@ export function memoryNotInitialized(cause?: unknown) {
     500,
     'MEMORY_NOT_INITIALIZED',
     cause
-      ? 'The conversation store failed or could not be reached; this request needs memory (threadId/resourceId). Stateless requests still work.'
-      : 'Conversation memory is switched off (DATABASE_URL is empty or "none"); send the request without threadId/resourceId, or configure DATABASE_URL.',
+      ? 'The conversation store failed or could not be reached; try again later. A turn without threadId and resourceId does not need it.'
+      : 'Conversation memory is switched off (DATABASE_URL is empty or "none"): no thread is stored. A turn without threadId and resourceId does not need it.',
     {},
     cause,
   );
