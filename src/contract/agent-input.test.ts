@@ -23,6 +23,9 @@ describe('titleFrom', () => {
   it('counts characters, not UTF-16 units: a cut never splits an emoji', () => {
     expect(titleFrom([{ role: 'user', content: '😀'.repeat(60) }])).toBe('😀'.repeat(60));
     expect(titleFrom([{ role: 'user', content: '😀'.repeat(70) }])).toBe(`${'😀'.repeat(59)}…`);
+    // Nor what reads as one: a family emoji is five code points (three people joined by two U+200D).
+    const family = '👨\u200D👩\u200D👧';
+    expect(titleFrom([{ role: 'user', content: family.repeat(20) }])).toBe(`${family.repeat(11)}…`);
   });
 
   it('falls back to the first message without a user message, and names an empty conversation', () => {

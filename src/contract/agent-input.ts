@@ -26,6 +26,8 @@ export function requestedPersonality(request: AgentRequest): Personality | undef
 }
 
 const TITLE_LENGTH = 60;
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const codePoints = (text: string) => Array.from(text).length;
 
 /** A thread's first title: the start of its first user message, at most 60 characters, cut at a word and marked `…`. */
 export function titleFrom(messages: SpecMessage[]): string {
@@ -33,10 +35,15 @@ export function titleFrom(messages: SpecMessage[]): string {
   // Line breaks and other control characters read as spaces (PostgreSQL would refuse a U+0000 in a title).
   const text = (firstUser ? contentText(firstUser.content) : '').replace(/[\s\p{Cc}]+/gu, ' ').trim();
   // Counted in characters (code points), so a cut never splits one (an emoji is two UTF-16 units).
-  const characters = Array.from(text);
-  if (characters.length <= TITLE_LENGTH) return text || 'New conversation';
-  // The ellipsis is one of the 60.
-  const cut = characters.slice(0, TITLE_LENGTH - 1).join('');
+  if (codePoints(text) <= TITLE_LENGTH) return text || 'New conversation';
+  // The ellipsis is one of the 60. Cut between what reads as one character (a family emoji is five code points).
+  let cut = '';
+  let length = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    length += codePoints(segment);
+    if (length > TITLE_LENGTH - 1) break;
+    cut += segment;
+  }
   const lastSpace = cut.lastIndexOf(' ');
   return `${(lastSpace > TITLE_LENGTH / 2 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
 }
