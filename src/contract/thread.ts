@@ -67,10 +67,16 @@ const MAX_PER_PAGE = 100;
 /** The stores refuse an offset (page × perPage) past half the largest safe integer: a page past it is a 400, not their failure. */
 const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / 2 / MAX_PER_PAGE);
 
-/** A paging parameter, refused in one sentence with its range (a repeated one too: `?page=0&page=1`), not as zod's "received NaN". */
+/**
+ * A paging parameter: decimal digits only (not `1e1`, `0x10`, ` 5` or an empty value, which a number coercion takes),
+ * refused in one sentence with its range (a repeated one too: `?page=0&page=1`), not as zod's "received NaN".
+ */
 function wholeNumber(name: string, min: number, max: number) {
   const message = `${name} must be a whole number from ${min} to ${max}`;
-  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message);
+  return z
+    .string({ error: message })
+    .regex(/^\d{1,16}$/, message)
+    .pipe(z.coerce.number<string>().int(message).min(min, message).max(max, message));
 }
 
 export const pageQuery = ownerQuery.extend({
