@@ -146,14 +146,19 @@ describe('an upload over the limit', () => {
     return { body, contentType: `multipart/form-data; boundary=${boundary}`, pulledBytes: () => pulled };
   }
 
+  /** Posts `upload` with no declared length (as a chunked request) to the route with a limit of `maxBytes`. */
+  async function postUnsized(upload: ReturnType<typeof streamedUpload>, maxBytes: number) {
+    return postStt(await route.app({ engine: route.recorder.engine, maxBytes }), upload.body, {
+      headers: { 'content-type': upload.contentType },
+      duplex: 'half',
+    } as RequestInit);
+  }
+
   it('is refused with 413 as soon as the limit is passed, without reading the rest of the body', async () => {
     const maxBytes = 256 * 1024;
     const upload = streamedUpload(16 * maxBytes);
 
-    const { status, body } = await postStt(await route.app({ engine: route.recorder.engine, maxBytes }), upload.body, {
-      headers: { 'content-type': upload.contentType },
-      duplex: 'half',
-    } as RequestInit);
+    const { status, body } = await postUnsized(upload, maxBytes);
 
     expect(status).toBe(413);
     expect(body).toMatchObject({ code: 'INVALID_REQUEST', details: { maxBytes } });
@@ -164,12 +169,7 @@ describe('an upload over the limit', () => {
 
   it('is refused with 413 when what surrounds a small file passes the limit, length unknown (chunked)', async () => {
     const maxBytes = 256 * 1024;
-    const upload = streamedUpload(1024, 16 * 1024, 4 * maxBytes);
-
-    const { status, body } = await postStt(await route.app({ engine: route.recorder.engine, maxBytes }), upload.body, {
-      headers: { 'content-type': upload.contentType },
-      duplex: 'half',
-    } as RequestInit);
+    const { status, body } = await postUnsized(streamedUpload(1024, 16 * 1024, 4 * maxBytes), maxBytes);
 
     expect(status).toBe(413);
     expect(body).toMatchObject({ code: 'INVALID_REQUEST', details: { maxBytes } });
