@@ -19,7 +19,7 @@ export interface DiscardOptions {
   maxMs: number;
 }
 
-export const DISCARD_DEFAULTS: DiscardOptions = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
+const DISCARD_DEFAULTS: DiscardOptions = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
 
 /**
  * A request refused before its body was read to the end (a 413 or 415, a body sent to a route that takes none) leaves
