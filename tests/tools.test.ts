@@ -56,6 +56,15 @@ describe('weatherTool', () => {
     await expect(execute(weatherTool, { location: 'Paris, Ontario' })).rejects.toThrow('Location "Paris, Ontario" was not found');
   });
 
+  it('reads a US state\'s postal abbreviation as the state, and a country\'s ISO code as the country ("Paris, TX", "Paris, FR")', async () => {
+    expect(await outputOf(weatherTool, { location: 'Paris, TX' })).toMatchObject({ temperature: 31.4, location: 'Paris, United States' });
+    expect(await outputOf(weatherTool, { location: 'Paris, FR' })).toEqual(PARIS_WEATHER);
+    expect(standIn.requests.filter(({ path }) => path === '/v1/search').map(({ query }) => [query.countryCode, query.count])).toEqual([
+      [undefined, '10'],
+      ['FR', '1'],
+    ]);
+  });
+
   it('takes a country name that no such place is in as a region of that name ("Atlanta, Georgia")', async () => {
     standIn.places.set('atlanta', openMeteoPlace({ name: 'Atlanta', latitude: 33.749, longitude: -84.38798, country_code: 'US', country: 'United States', admin1: 'Georgia', population: 498715 }));
     expect(await outputOf(weatherTool, { location: 'Atlanta, Georgia' })).toMatchObject({ location: 'Atlanta, United States' });

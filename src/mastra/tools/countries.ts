@@ -66,6 +66,12 @@ export function countryCodeOf(name: string): string | undefined {
   return CODE_BY_NAME.get(normalizeName(name));
 }
 
+/** The code itself when `text` is an ISO 3166-1 alpha-2 code ("JP", "fr"), as people abbreviate a country after a comma. */
+export function countryCodeAbbreviated(text: string): string | undefined {
+  const code = text.toUpperCase();
+  return /^[A-Z]{2}$/.test(code) && countries.isValid(code) ? code : undefined;
+}
+
 /** Every known country name, normalised, for recognising countries inside free text. */
 export function countryNames(): IterableIterator<string> {
   return CODE_BY_NAME.keys();

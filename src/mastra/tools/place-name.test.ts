@@ -17,4 +17,13 @@ describe('parsePlaceName', () => {
     });
     expect(parsePlaceName('Bodh Gaya, Bihār')).toEqual({ name: 'Bodh Gaya', regions: ['bihar'], qualifiers: ['bihar'] });
   });
+
+  it("reads a country's ISO code as the country, and a US state's postal abbreviation as the state", () => {
+    expect(parsePlaceName('Kyoto, JP')).toEqual({ name: 'Kyoto', countryCode: 'JP', regions: [], qualifiers: ['jp'] });
+    expect(parsePlaceName('Paris, fr')).toEqual({ name: 'Paris', countryCode: 'FR', regions: [], qualifiers: ['fr'] });
+    expect(parsePlaceName('Paris, TX')).toEqual({ name: 'Paris', regions: ['texas'], qualifiers: ['texas'] });
+    expect(parsePlaceName('New York, NY, US')).toEqual({ name: 'New York', countryCode: 'US', regions: ['new york'], qualifiers: ['new york', 'us'] });
+    // Idaho's abbreviation is Indonesia's code too: the country first, then the state (as for "Atlanta, Georgia").
+    expect(parsePlaceName('Moscow, ID')).toEqual({ name: 'Moscow', countryCode: 'ID', regions: [], qualifiers: ['idaho'] });
+  });
 });

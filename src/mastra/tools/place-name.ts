@@ -1,11 +1,16 @@
 /**
  * @module place-name
  *
- * A place as people write it: "Paris", "Paris, France", "Paris, Texas", "Cambridge, Massachusetts, USA".
- * The first part is the name; a later part that names a country narrows the search to that country; any
- * other later part is a region (a state, province or county) the place must lie in.
+ * A place as people write it: "Paris", "Paris, France", "Paris, Texas", "Cambridge, Massachusetts, USA",
+ * "Paris, TX", "Kyoto, JP". The first part is the name; a later part that names a country (or is its ISO
+ * code) narrows the search to that country; any other later part is a region (a state, province or
+ * county) the place must lie in, a US state's postal abbreviation standing for its name.
  */
-import { countryCodeOf, normalizeName } from './countries.ts';
+import { countryCodeAbbreviated, countryCodeOf, normalizeName } from './countries.ts';
+import usStates from './data/us-states.json' with { type: 'json' };
+
+/** "TX" → "texas": regions are compared by their normalised names. */
+const US_STATES: ReadonlyMap<string, string> = new Map(Object.entries(usStates).map(([code, name]) => [code, normalizeName(name)]));
 
 export interface PlaceName {
   name: string;
@@ -13,17 +18,25 @@ export interface PlaceName {
   countryCode?: string;
   /** The later parts that name no country, normalised (`normalizeName`). */
   regions: string[];
-  /** Every later part, normalised: a country's name may be a region's too ("Atlanta, Georgia"). */
+  /** Every later part as a region, normalised: a country's name or code may be a region's too ("Atlanta, Georgia", "Moscow, ID"). */
   qualifiers: string[];
 }
 
 export function parsePlaceName(place: string): PlaceName {
   const [name = place.trim(), ...later] = place.split(',').map((part) => part.trim()).filter(Boolean);
-  const countryCode = later.map(countryCodeOf).find(Boolean);
+  const countryCode = later.map(countryOfPart).find(Boolean);
   return {
     name,
     ...(countryCode && { countryCode }),
-    regions: later.filter((part) => !countryCodeOf(part)).map(normalizeName),
-    qualifiers: later.map(normalizeName),
+    regions: later.filter((part) => !countryOfPart(part)).map(regionOfPart),
+    qualifiers: later.map(regionOfPart),
   };
+}
+
+function countryOfPart(part: string): string | undefined {
+  return countryCodeOf(part) ?? countryCodeAbbreviated(part);
+}
+
+function regionOfPart(part: string): string {
+  return US_STATES.get(part.toUpperCase()) ?? normalizeName(part);
 }

@@ -73,6 +73,8 @@ describe('spiritualDestinationsTool', () => {
     ]);
     expect(output.understood.near).toEqual({ name: 'Kyoto', country: 'Japan', latitude: 35.02107, longitude: 135.75385, radiusKm: 100 });
     expect(standIn.requests).toEqual([]);
+    // The country's ISO code after a comma, as people abbreviate it, is the same place.
+    expect((await outputOf(tool, { query: 'Shinto shrines', near: 'Kyoto, JP', radiusKm: 100 })).understood.near).toEqual(output.understood.near);
   });
 
   it.each([
