@@ -93,7 +93,8 @@ function meets({ destination, countryCode, nameWords }: IndexedDestination, crit
       (countryCode !== undefined && criterion.countryCodes?.includes(countryCode)) ||
       criterion.continents?.includes(destination.region) ||
       criterion.areas?.some((area) => area.countryCode === countryCode && liesIn(destination, area)) ||
-      criterion.nameWords?.some((word) => nameWords.has(word))) ??
+      criterion.nameWords?.some((word) => nameWords.has(word)) ||
+      criterion.ids?.includes(destination.id)) ??
     false
   );
 }

@@ -20,6 +20,8 @@ export interface Criterion {
   areas?: readonly Area[];
   /** Words (singular) in a destination's name that meet it too: the "Rock-Hewn Churches, Lalibela" are asked for as churches. */
   nameWords?: readonly string[];
+  /** The destinations a request names by their own name ("Montserrat Abbey"). */
+  ids?: readonly string[];
 }
 
 export type CriterionSpec = Omit<Criterion, 'label'>;

@@ -5,7 +5,8 @@
  * gazetteer's most populous town of that name, else Open-Meteo's geocoding, so most searches need
  * no network call and a place the gazetteer lacks still works.
  */
-import { countryCodeOf, countryNameOf, normalizeName } from './countries.ts';
+import { countryCodeOf, countryNameOf } from './countries.ts';
+import { destinationNamed } from './destination-catalogue.ts';
 import type { Destination } from './destination-schema.ts';
 import { townsNamed } from './gazetteer.ts';
 import type { Coordinates } from './great-circle.ts';
@@ -30,32 +31,19 @@ export async function locatePlace(
   inCountry?: string,
 ): Promise<LocatedPlace | undefined> {
   // A catalogue name may hold a comma itself ("Jama Masjid, Delhi").
-  const catalogued = destinationNamed(place, destinations);
+  const catalogued = destinationAt(place, destinations);
   if (catalogued) return catalogued;
   const named = parsePlaceName(place);
   const parsed = inCountry && named.qualifiers.length === 0 ? { ...named, countryCode: inCountry } : named;
   const local =
-    parsed.regions.length === 0 && (destinationNamed(parsed.name, destinations) ?? (await townNamed(parsed.name, parsed.countryCode, destinations)));
+    parsed.regions.length === 0 && (destinationAt(parsed.name, destinations) ?? (await townNamed(parsed.name, parsed.countryCode, destinations)));
   if (local) return local;
   const found = await geocode(parsed, geocoding);
   return found && pick(found, found.country);
 }
 
-/** The catalogue by normalised name, indexed once: every near-search looks names up in it. */
-const catalogueIndexes = new WeakMap<readonly Destination[], ReadonlyMap<string, Destination>>();
-
-function destinationNamed(name: string, destinations: readonly Destination[]): LocatedPlace | undefined {
-  let index = catalogueIndexes.get(destinations);
-  if (!index) {
-    // Reversed, so that of two places of one name the first in the catalogue is kept, as a search would find it.
-    index = new Map(
-      [...destinations]
-        .reverse()
-        .flatMap((destination) => [destination.name, ...(destination.aliases ?? [])].map((name) => [normalizeName(name), destination] as const)),
-    );
-    catalogueIndexes.set(destinations, index);
-  }
-  const destination = index.get(normalizeName(name));
+function destinationAt(name: string, destinations: readonly Destination[]): LocatedPlace | undefined {
+  const destination = destinationNamed(name, destinations);
   return destination && pick(destination, destination.country);
 }
 

@@ -133,6 +133,19 @@ describe('spiritualDestinationsTool', () => {
     expect(standIn.requests).toEqual([]);
   });
 
+  // Read word by word, these names asked for a country (Montserrat, Israel) or a kind of place (a "wat" is a temple,
+  // a hill a mountain) that the place itself is not: 0 results, or others.
+  it.each([
+    ['Montserrat Abbey', 'montserrat-abbey', 'Santa Maria de Montserrat Abbey'],
+    ['Kahal Zur Israel Synagogue', 'kahal-zur-israel-synagogue', 'Kahal Zur Israel Synagogue'],
+    ['Wat Pah Nanachat', 'wat-pah-nanachat', 'Wat Pah Nanachat'],
+    ['the hill of crosses', 'hill-of-crosses', 'Hill of Crosses'],
+  ])('answers a query that is a destination\'s own name (%s) with that destination', async (query, id, name) => {
+    const output = await outputOf(tool, { query });
+    expect(output.destinations.map((destination) => destination.id)).toEqual([id]);
+    expect(output.understood).toEqual({ criteria: [name], ignoredWords: [] });
+  });
+
   it('searches near a catalogue destination by its name', async () => {
     const output = await outputOf(tool, { near: 'Mount Kailash', radiusKm: 50 });
 

@@ -7,8 +7,8 @@
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { countryCodeOf } from './countries.ts';
-import { DESTINATIONS } from './destination-catalogue.ts';
-import { parseQuery } from './destination-query.ts';
+import { DESTINATIONS, destinationNamed } from './destination-catalogue.ts';
+import { parseQuery, type ParsedQuery } from './destination-query.ts';
 import {
   ContinentSchema,
   DestinationMatchSchema,
@@ -103,7 +103,7 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
     inputSchema: InputSchema,
     outputSchema: OutputSchema,
     execute: async (input, { abortSignal }) => {
-      const parsed = parseQuery(input.query ?? '');
+      const parsed = queryOf(input.query ?? '');
       const criteria = [...criteriaOf(input), ...parsed.criteria];
       const near = input.near ?? parsed.near?.place;
       const inTown = !near && parsed.town ? await townNamed(parsed.town.name, requestedCountry(criteria), DESTINATIONS) : undefined;
@@ -138,6 +138,15 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       };
     },
   });
+}
+
+/**
+ * A query that is a destination's own name asks for that place ("Montserrat Abbey", "Hill of Crosses"): read word by
+ * word, its words would name a country or a kind of place it is not (Montserrat is a country too, a hill a mountain).
+ */
+function queryOf(text: string): ParsedQuery {
+  const named = destinationNamed(text);
+  return named ? { criteria: [{ label: named.name, ids: [named.id] }], freeWords: [] } : parseQuery(text);
 }
 
 /**
