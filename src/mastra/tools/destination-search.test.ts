@@ -234,6 +234,15 @@ describe('destination search: words', () => {
     expect(find('Buddhist temples in Bali').total).toBe(0);
   });
 
+  it('keeps the Himalaya to the range and its valleys, not the plains of the countries it crosses', () => {
+    const temples = ids(find('temples in the Himalayas').destinations);
+    expect(temples).toEqual(expect.arrayContaining(['kedarnath-temple', 'pashupatinath-temple', 'jokhang', 'chimi-lhakhang']));
+    for (const plains of ['mahabodhi-temple', 'golden-temple', 'jagannath-temple', 'lotus-temple', 'janaki-mandir']) expect(temples).not.toContain(plains);
+    const monasteries = ids(find('Himalayan monasteries').destinations);
+    expect(monasteries).toEqual(expect.arrayContaining(['tengboche-monastery', 'hemis-monastery', 'tawang-monastery', 'paro-taktsang']));
+    expect(monasteries).not.toContain('shaolin-monastery');
+  });
+
   it('narrows by leftover words when some matching place has them, and says which it ignored', () => {
     const inKyoto = find('Zen temples in Kyoto');
     expect(inKyoto.destinations.every(({ nearestTown }) => nearestTown === 'Kyoto')).toBe(true);

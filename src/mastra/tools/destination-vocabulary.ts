@@ -44,6 +44,26 @@ export interface Area {
   east: number;
 }
 
+/** The Tibet Autonomous Region. */
+const TIBET: Area = { countryCode: 'CN', south: 26.8, north: 36.5, west: 78.3, east: 99.2 };
+
+/**
+ * The range and its valleys, country by country, without the plains below them: Lumbini and Janakpur in Nepal's
+ * Terai, Amritsar, Delhi, Haridwar and Guwahati in India's, Lahore and Islamabad in Pakistan's.
+ */
+const HIMALAYA: readonly Area[] = [
+  { countryCode: 'NP', south: 27.6, north: 30.5, west: 80, east: 88.3 },
+  { countryCode: 'BT', south: 26.7, north: 28.4, west: 88.7, east: 92.2 },
+  TIBET,
+  // Jammu and Kashmir, Ladakh and Dharamshala; Himachal's and Uttarakhand's hills; Sikkim and Darjeeling; Arunachal.
+  { countryCode: 'IN', south: 32, north: 37, west: 73.5, east: 80.5 },
+  { countryCode: 'IN', south: 30, north: 32, west: 76.6, east: 81 },
+  { countryCode: 'IN', south: 26.9, north: 28.2, west: 87.9, east: 89 },
+  { countryCode: 'IN', south: 26.9, north: 29.5, west: 91.5, east: 97.5 },
+  // Gilgit-Baltistan and the north of Khyber Pakhtunkhwa.
+  { countryCode: 'PK', south: 34.5, north: 37.1, west: 71, east: 77.9 },
+];
+
 const tradition = (...traditions: Tradition[]): CriterionSpec => ({ traditions });
 const kind = (...kinds: Kind[]): CriterionSpec => ({ kinds });
 const practice = (...practices: Practice[]): CriterionSpec => ({ practices });
@@ -159,10 +179,9 @@ export const PHRASES: ReadonlyArray<readonly [phrases: readonly string[], criter
   [['oceania', 'pacific', 'south pacific', 'australasia', 'polynesia'], [continent('Oceania')]],
   [['middle east', 'near east'], [countries('SA', 'AE', 'OM', 'YE', 'QA', 'BH', 'KW', 'IQ', 'IR', 'IL', 'PS', 'JO', 'LB', 'SY', 'TR', 'EG', 'CY')]],
   [['holy land'], [countries('IL', 'PS', 'JO')]],
-  // The Tibet Autonomous Region
-  [['tibet'], [area({ countryCode: 'CN', south: 26.8, north: 36.5, west: 78.3, east: 99.2 })]],
+  [['tibet'], [area(TIBET)]],
   [['bali', 'balinese'], [area({ countryCode: 'ID', south: -8.9, north: -8, west: 114.42, east: 115.75 })]],
-  [['himalaya', 'himalayas', 'himalayan'], [countries('IN', 'NP', 'BT', 'CN', 'PK')]],
+  [['himalaya', 'himalayas', 'himalayan'], [area(...HIMALAYA)]],
   [['southeast asia', 'south east asia'], [countries('TH', 'LA', 'KH', 'VN', 'MM', 'MY', 'SG', 'ID', 'PH', 'BN', 'TL')]],
   [['british isles'], [countries('GB', 'IE')]],
   [['scandinavia', 'nordic'], [countries('NO', 'SE', 'DK', 'FI', 'IS')]],
