@@ -176,6 +176,14 @@ describe('weatherTool', () => {
     expect(isValidationError(result)).toBe(true);
     expect(standIn.requests).toEqual([]);
   });
+
+  it('refuses a location over 100 characters, and one coordinate without the other, before calling the service', async () => {
+    expect(isValidationError(await execute(weatherTool, { location: 'x'.repeat(101) }))).toBe(true);
+    const oneCoordinate = await execute(weatherTool, { location: 'Paris', latitude: 35 });
+    expect(isValidationError(oneCoordinate)).toBe(true);
+    expect(JSON.stringify(oneCoordinate)).toContain('give latitude and longitude together, or neither');
+    expect(standIn.requests).toEqual([]);
+  });
 });
 
 describe('describeWeatherCode', () => {

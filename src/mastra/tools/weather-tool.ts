@@ -49,21 +49,31 @@ const WeatherSchema = z.object({
 
 export type Weather = z.infer<typeof WeatherSchema>;
 
+/** As the destinations tool's `near`: a place name, not a paragraph, to send to Open-Meteo and quote back. */
+const MAX_LOCATION_LENGTH = 100;
+
 /** Builds the weather tool; the caller passes the Open-Meteo settings from the service config. */
 export function createWeatherTool(options: WeatherToolOptions) {
   return createTool({
     id: 'weatherTool',
     description:
       'Get the current weather for a city or place: temperature, feels-like temperature, humidity, wind and conditions.',
-    inputSchema: z.object({
-      location: z
-        .string()
-        .trim()
-        .min(1)
-        .describe('Name of a city, town or landmark, e.g. "Varanasi"; after a comma, its country or region when the name is ambiguous, e.g. "Paris, Texas"'),
-      latitude: z.number().min(-90).max(90).optional().describe('Known latitude, e.g. from spiritualDestinationsTool; skips the name lookup'),
-      longitude: z.number().min(-180).max(180).optional().describe('Known longitude, given together with latitude'),
-    }),
+    inputSchema: z
+      .object({
+        location: z
+          .string()
+          .trim()
+          .min(1)
+          .max(MAX_LOCATION_LENGTH)
+          .describe('Name of a city, town or landmark, e.g. "Varanasi"; after a comma, its country or region when the name is ambiguous, e.g. "Paris, Texas"'),
+        latitude: z.number().min(-90).max(90).optional().describe('Known latitude, e.g. from spiritualDestinationsTool; skips the name lookup'),
+        longitude: z.number().min(-180).max(180).optional().describe('Known longitude, given together with latitude'),
+      })
+      // One coordinate alone was dropped without a word, and the place looked up by name instead.
+      .refine(({ latitude, longitude }) => (latitude === undefined) === (longitude === undefined), {
+        message: 'give latitude and longitude together, or neither',
+        path: ['longitude'],
+      }),
     outputSchema: WeatherSchema,
     execute: async ({ location, latitude, longitude }, { abortSignal }) => {
       // Sacred sites ("Paro Taktsang") rarely geocode by name; their catalogue coordinates always work.
