@@ -247,6 +247,11 @@ describe('spiritualDestinationsTool', () => {
     expect(output.destinations.map(({ id, distanceKm }) => [id, distanceKm])[0]).toEqual(['jama-masjid-delhi', 0]);
   });
 
+  it('refuses a radius with no place to search around', async () => {
+    await expect(execute(tool, { query: 'Zen temples', radiusKm: 50 })).rejects.toThrow('radiusKm needs a place to search around');
+    expect((await outputOf(tool, { query: 'Zen temples near Kyoto', radiusKm: 50 })).understood.near?.radiusKm).toBe(50);
+  });
+
   it('holds a radius given in words to the same bounds as the field', async () => {
     expect((await outputOf(tool, { query: 'temples within 5000 km of Delhi' })).understood.near).toMatchObject({ radiusKm: 2000 });
     expect((await outputOf(tool, { query: 'temples within 0 km of Delhi' })).understood.near).toMatchObject({ radiusKm: 100 });

@@ -116,6 +116,10 @@ export function createSpiritualDestinationsTool(options: SpiritualDestinationsTo
       if (near && !place) {
         throw new ToolFailure(`Place "${near}" was not found; after a comma, name its country or region (e.g. "Kyoto, Japan")`, 'not-found');
       }
+      // Dropped without a word, it read as if the whole catalogue were within that distance.
+      if (input.radiusKm !== undefined && !place) {
+        throw new ToolFailure('radiusKm needs a place to search around: give near, or "near <place>" in the query', 'invalid-input');
+      }
       const searchAround = (around: typeof place, freeWords: string[]) =>
         search({ criteria, freeWords, near: around && { ...around, radiusKm }, limit: input.limit ?? DEFAULT_LIMIT });
       let answer = searchAround(place, inTown ? parsed.freeWords.filter((word) => !parsed.town!.words.includes(word)) : parsed.freeWords);
