@@ -208,6 +208,25 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(JSON.stringify(await bobsList.json())).not.toContain('alice-memory');
   });
 
+  // Studio names the agent's id as its user (memory.resource, a new thread's resourceId): Mastra takes the token's user
+  // instead, and so does development; its Generate mode was refused with 403.
+  it("takes the caller for the user Studio names, in development only: its chats and threads are the caller's", async () => {
+    const studio = { messages: [{ role: 'user', content: 'Hi' }], memory: { thread: 'studio-chat', resource: 'companionAgent' } };
+    const asStudio = (app: App, path: string, body: unknown) =>
+      app.request(path, { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json', 'x-mastra-client-type': 'studio' }, body: JSON.stringify(body) });
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    model.script({ text: 'Hello Alice.' });
+    expect((await asStudio(dev, GENERATE, studio)).status).toBe(200);
+    expect(await (await call(dev, 'GET', '/threads/studio-chat', { token: alice })).json()).toMatchObject({ id: 'studio-chat', resourceId: 'alice' });
+    const created = await call(dev, 'POST', '/api/memory/threads?agentId=companionAgent', { token: alice, body: { threadId: 'studio-new', resourceId: 'companionAgent' } });
+    expect(created.status).toBe(200);
+    expect(await (await call(dev, 'GET', '/threads/studio-new', { token: alice })).json()).toMatchObject({ resourceId: 'alice' });
+
+    const refused = await asStudio(app, GENERATE, { ...studio, memory: { thread: 'studio-chat-2', resource: 'companionAgent' } });
+    expect(refused.status).toBe(403);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("serves Studio's page without a token in development only, and never the API or the service's routes", async () => {
     const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
     // Studio must load before its user can give it a token (its own form asks for one).

@@ -21,7 +21,7 @@ import {
   type NativeMemory,
 } from '../contract/native-request.ts';
 import { clientModelRequest, withoutCookies } from '../contract/redact.ts';
-import { callerOf, effectiveResourceId } from '../security/caller.ts';
+import { callerOf, effectiveResourceId, mastraResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { isPersonality } from '../contract/personalities.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
@@ -73,7 +73,7 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   // As on the SPEC routes: the message that says how to configure one, and no thread opened for a turn that cannot run.
   if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
   const memory = parsed.data.memory;
-  const thread = memory && { owner: memoryOwner(c, memory), threadId: memory.thread };
+  const thread = memory && { owner: memoryOwner(c, memory, options.mode), threadId: memory.thread };
   const context = c.get('requestContext');
   // Before the turn starts, so a turn its thread's full queue refuses is named too.
   c.set('conversation', { threadId: thread?.threadId, resourceId: thread?.owner ?? callerOf(context) });
@@ -142,9 +142,13 @@ function checkRequestContext(c: Context) {
  * The caller is the authenticated user when auth sets Mastra's reserved
  * resource key, else whoever `memory.resource` names; either way the thread
  * must be new or theirs (another user's thread is a 404, like a missing one).
+ * With auth, production refuses a `memory.resource` other than the caller (403);
+ * development takes the caller instead, as Mastra's body is taken there (Studio
+ * names the agent's id).
  */
-function memoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource'>): string {
-  const resource = effectiveResourceId(callerOf(c.get('requestContext')), memory.resource);
+function memoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource'>, mode: ServerMode): string {
+  const owner = mode === 'development' ? mastraResourceId : effectiveResourceId;
+  const resource = owner(callerOf(c.get('requestContext')), memory.resource);
   if (!resource) {
     throw invalidRequest('memory.thread requires memory.resource: a thread always belongs to a user', { field: 'memory.resource' });
   }

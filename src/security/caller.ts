@@ -20,3 +20,12 @@ export function effectiveResourceId(caller: string | undefined, requested: strin
   if (requested !== undefined && requested !== caller) throw forbiddenResource();
   return caller;
 }
+
+/**
+ * The owner as Mastra's own routes take it, open in development for Studio: the caller when authenticated, whatever the
+ * request names (Studio names the agent's id as its default user), else the named one. It never lets a caller act for
+ * another user either; production's routes refuse a different name instead (`effectiveResourceId`).
+ */
+export function mastraResourceId(caller: string | undefined, requested: string | undefined): string | undefined {
+  return caller ?? requested;
+}

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import { findOwnedThread } from '../threads/thread-service.ts';
-import { callerOf, effectiveResourceId } from './caller.ts';
+import { callerOf, mastraResourceId } from './caller.ts';
 import { jsonBodyForMastra } from './mastra-body.ts';
 import '../routes/context.ts';
 
@@ -40,7 +40,8 @@ export function threadClaimGuard(): MiddlewareHandler {
     if (typeof threadId !== 'string' || !memory) return next();
     const named = body?.[create.ownerField];
     const requested = typeof named === 'string' ? named : undefined;
-    const owner = effectiveResourceId(callerOf(c.get('requestContext')), requested) ?? (create.ownsItselfWhenUnowned ? threadId : '');
+    // As Mastra writes the thread: for the caller when authenticated (Studio names the agent's id), else the named owner.
+    const owner = mastraResourceId(callerOf(c.get('requestContext')), requested) ?? (create.ownsItselfWhenUnowned ? threadId : '');
     await findOwnedThread(memory, threadId, owner);
     return next();
   };
