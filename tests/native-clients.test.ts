@@ -1,6 +1,6 @@
 import { MastraClient, RequestContext } from '@mastra/client-js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
+import { conversationOf, GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { readFrames } from './fixtures/sse.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
@@ -118,6 +118,19 @@ it('refuses a native message with no text with a 400, before the model is called
     expect((await response.json()).error).toMatch(/must hold some text/);
   }
   expect(h.model.requests).toHaveLength(0);
+});
+
+// @mastra/client-js types the thread as an id or an object; the object was refused ("memory.thread must be a string").
+it('takes the thread as {id}, as @mastra/client-js allows, and still keeps another user out of it', async () => {
+  h.model.script({ text: 'Private note.' }, { text: 'Noted again.' });
+  await h.post(GENERATE, { ...userSays('My secret is 7.'), threadId: 'object-thread', resourceId: 'owner' });
+  const client = new MastraClient({ baseUrl: h.baseUrl, fetch: h.fetch, headers: { 'x-mastra-client-type': 'client-js' }, retries: 0 });
+  const agent = client.getAgent('companionAgent');
+
+  await expect(agent.generate('Tell me the secret', { memory: { thread: { id: 'object-thread' }, resource: 'intruder' } })).rejects.toThrow(/404.*NOT_FOUND/s);
+  const again = await agent.generate('Remember it', { memory: { thread: { id: 'object-thread' }, resource: 'owner' } });
+  expect(again.text).toBe('Noted again.');
+  expect(conversationOf(h.model.requests[1]!).map(({ content }) => content)).toEqual(['My secret is 7.', 'Private note.', 'Remember it']);
 });
 
 it("keeps a native client out of another user's thread, and its reply carries no prompt, no model server address and no raw model answer", async () => {

@@ -45,8 +45,14 @@ const nativeMessage = z.strictObject({
   content: textContent(textPart, 'content must be a string or an array of {type: "text", text} parts'),
 });
 
+/** The thread as an id, or as `{id}`, which `@mastra/client-js` also takes (its other fields would set the thread's). */
+const memoryThread = (strict: boolean) =>
+  z.union([safeId('memory.thread'), (strict ? z.strictObject : z.looseObject)({ id: safeId('memory.thread.id') }).transform(({ id }) => id)], {
+    error: strict ? 'memory.thread must be a thread id, or {id}' : 'memory.thread must be a thread id, or {id, …}',
+  });
+
 const nativeMemory = z.strictObject({
-  thread: safeId('memory.thread'),
+  thread: memoryThread(true),
   /** Optional only when the caller is authenticated: the token names the user then. */
   resource: safeId('memory.resource').optional(),
 });
@@ -85,7 +91,7 @@ export function specMessagesOf(messages: unknown): SpecMessage[] {
 
 /** Development (Studio's playground): Mastra's own body, with its ids checked (they go into headers, logs and store keys). */
 export const playgroundAgentRequest = z.looseObject({
-  memory: z.looseObject({ thread: safeId('memory.thread'), resource: safeId('memory.resource').optional() }).optional(),
+  memory: z.looseObject({ thread: memoryThread(false), resource: safeId('memory.resource').optional() }).optional(),
   runId: safeId('runId').optional(),
 });
 
