@@ -1,3 +1,5 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { withApp } from './fixtures/app-harness.ts';
 import { probeReadiness as probe } from './fixtures/readiness-probe.ts';
@@ -25,6 +27,22 @@ describe('GET /ready', () => {
     expect(status).toBe(503);
     expect(body.checks.store).toEqual({ ok: false, detail: 'the conversation store did not answer a query' });
     expect(JSON.stringify(body)).not.toContain('hunter2');
+  });
+
+  // Every query still answered from the deleted file, and the turns written there were lost at the next start.
+  it('answers 503 when the database file was deleted or replaced while the service runs', async () => {
+    for (const change of ['deleted', 'replaced'] as const) {
+      const databaseUrl = tempDatabaseUrl();
+      const path = fileURLToPath(databaseUrl);
+      await withApp({ DATABASE_URL: databaseUrl }, async ({ app }) => {
+        expect((await app.request('/ready')).status, change).toBe(200);
+        for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+        if (change === 'replaced') writeFileSync(path, '');
+        const ready = await app.request('/ready');
+        expect(ready.status, change).toBe(503);
+        expect((await ready.json()).checks.store, change).toEqual({ ok: false, detail: expect.stringContaining(`the database file was ${change} while the service runs`) });
+      });
+    }
   });
 
   it("goes through the service's middleware like every route: a trace id, the query guard, 405 for another method", async () => {

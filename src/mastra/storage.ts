@@ -2,7 +2,7 @@
  * @module The persistence store `DATABASE_URL` names: LibSQL (a local file or a
  * libSQL server) or PostgreSQL.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
@@ -74,10 +74,31 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
  */
 class LibSQLFileStore extends LibSQLStore {
   readonly #url: string;
+  /** The file the store opened (device and inode), once its tables are made. */
+  #opened?: FileIdentity;
 
   constructor(url: string) {
     super({ id: STORE_ID, url });
     this.#url = url;
+  }
+
+  override async init() {
+    await super.init();
+    const path = filePathOf(this.#url);
+    if (path !== ':memory:') this.#opened ??= identityOf(path);
+  }
+
+  /**
+   * Whether the database file is still the one the store writes. Deleted (or replaced) under a running service, the
+   * file's turns go on into the deleted one, which every query still answers, and are lost when the service starts
+   * again: a fresh, empty file is made then.
+   */
+  fileProblem(): string | undefined {
+    if (!this.#opened) return undefined;
+    const now = identityOf(filePathOf(this.#url));
+    if (!now) return 'the database file was deleted while the service runs: turns since go to the deleted file; restore it, or restart the service';
+    if (now.dev !== this.#opened.dev || now.ino !== this.#opened.ino) return 'the database file was replaced while the service runs: turns go to the old one; restart the service';
+    return undefined;
   }
 
   override async close() {
@@ -94,6 +115,21 @@ class LibSQLFileStore extends LibSQLStore {
       client.close();
     }
   }
+}
+
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+function identityOf(path: string): FileIdentity | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  return stats && { dev: stats.dev, ino: stats.ino };
+}
+
+/** What is wrong with the store's database file, if it is a LibSQL file store's (see LibSQLFileStore.fileProblem). */
+export function databaseFileProblem(storage: MastraCompositeStore): string | undefined {
+  return storage instanceof LibSQLFileStore ? storage.fileProblem() : undefined;
 }
 
 /**

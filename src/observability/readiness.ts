@@ -6,6 +6,7 @@
 import type { MastraCompositeStore } from '@mastra/core/storage';
 import type { Config } from '../../mastra.config.ts';
 import type { DependencyCheck, Readiness } from '../contract/readiness.ts';
+import { databaseFileProblem } from '../mastra/storage.ts';
 
 export type ReadinessCheck = () => Promise<DependencyCheck>;
 
@@ -29,7 +30,7 @@ async function withinLimit(check: ReadinessCheck): Promise<DependencyCheck> {
   }
 }
 
-/** The conversation store answers a real query (a thread lookup), timed. */
+/** The conversation store answers a real query (a thread lookup), timed, on the database file it opened (a LibSQL file). */
 export function storeCheck(storage: MastraCompositeStore | undefined): ReadinessCheck {
   return async () => {
     if (!storage) return { ok: true, detail: 'memory is switched off (DATABASE_URL empty or none): stateless turns only' };
@@ -38,6 +39,8 @@ export function storeCheck(storage: MastraCompositeStore | undefined): Readiness
       await storage.init();
       const memory = await storage.getStore('memory');
       await memory?.getThreadById({ threadId: 'readiness-probe' });
+      const fileProblem = databaseFileProblem(storage);
+      if (fileProblem) return { ok: false, detail: fileProblem };
       return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
     } catch {
       // The driver's message can carry the connection string: only say what failed.
