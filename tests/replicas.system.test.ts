@@ -49,7 +49,7 @@ async function lockAskedForTwice() {
     const lastAsked = async () => {
       const { rows } = await client.query(
         `SELECT query_start FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'companion-agent:turn'
-           AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`,
+           AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = hashtext('companion-agent:turn')::oid)`,
       );
       return rows[0]?.query_start as Date | undefined;
     };

@@ -51,6 +51,23 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     (await aAgain)();
   });
 
+  // The replica that held the thread asked again at once for its own next turn, and took it every time.
+  it("lets a turn that waited on another replica go before this replica's next turn on the thread", async () => {
+    const a = replica();
+    const b = replica();
+    const order: string[] = [];
+    const releaseFirst = await a.acquire({ threadId: 'thread-1' }, open());
+    const bTurn = b.acquire({ threadId: 'thread-1' }, open()).then((release) => (order.push('b'), release));
+    await manyPolls();
+    const aNext = a.acquire({ threadId: 'thread-1' }, open()).then((release) => (order.push('a'), release));
+    releaseFirst();
+    await manyPolls();
+    expect(order).toEqual(['b']);
+    (await bTurn)();
+    (await aNext)();
+    expect(order).toEqual(['b', 'a']);
+  });
+
   it('drops a waiting turn whose signal aborts, with its reason, and holds nothing for it', async () => {
     const a = replica();
     const b = replica();

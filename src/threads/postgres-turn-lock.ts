@@ -13,6 +13,12 @@
  * One connection serves all of a replica's locks (a session may hold many), so
  * the number of running turns never depends on a pool's size. Two keys that
  * share a hash only ever wait on each other across replicas.
+ *
+ * A turn that waits on another replica says so in the database (a shared
+ * advisory lock on the key in a second namespace), and a replica's turn that
+ * has not waited yet lets such a turn go first: else the replica that ran a
+ * thread's last turn, whose next turn asks at once, took the thread again and
+ * again while the other's turn, asking every `pollMs`, waited for its whole queue.
  */
 import pg from 'pg';
 import { memoryNotInitialized } from '../contract/errors.ts';
@@ -20,7 +26,16 @@ import { POSTGRES_TIMEOUTS } from '../mastra/storage.ts';
 import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 
 const NAMESPACE = 'companion-agent:turn';
+/** Where turns waiting for a thread held on another replica say so. */
+const WAITING_NAMESPACE = 'companion-agent:turn-waiting';
 const DEFAULT_POLL_MS = 100;
+
+const TRY_LOCK = 'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked';
+/** The lock, unless a turn of another session waits for it (a two-key advisory lock shows its keys as oids). */
+const TRY_LOCK_AFTER_WAITERS = `SELECT CASE WHEN EXISTS (
+    SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = hashtext($3)::oid AND objid = hashtext($2)::oid
+      AND objsubid = 2 AND pid <> pg_backend_pid()
+  ) THEN false ELSE pg_try_advisory_lock(hashtext($1), hashtext($2)) END AS locked`;
 
 export interface PostgresTurnLockOptions {
   /** How often a turn waiting on another replica asks again. */
@@ -76,23 +91,31 @@ export class PostgresTurnLock implements TurnLock {
   }
 
   async #lockAcrossReplicas(name: string, signal: AbortSignal) {
-    for (;;) {
-      signal.throwIfAborted();
-      const { rows } = await this.#query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', [NAMESPACE, name]).catch(
-        (error: unknown) => {
+    let waiting = false;
+    try {
+      for (;;) {
+        signal.throwIfAborted();
+        const attempt = waiting ? this.#query(TRY_LOCK, [NAMESPACE, name]) : this.#query(TRY_LOCK_AFTER_WAITERS, [NAMESPACE, name, WAITING_NAMESPACE]);
+        const { rows } = await attempt.catch((error: unknown) => {
           // A turn stopped while it waited (its time ran out, its client left) says so.
           signal.throwIfAborted();
           // The store a stored turn needs is unreachable: the same answer as for its messages.
           throw memoryNotInitialized(error);
-        },
-      );
-      if (rows[0]?.locked) {
-        if (!signal.aborted) return;
-        // Locked just as the turn was given up: let the thread go again.
-        await this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
-        signal.throwIfAborted();
+        });
+        if (rows[0]?.locked) {
+          if (!signal.aborted) return;
+          // Locked just as the turn was given up: let the thread go again.
+          await this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
+          signal.throwIfAborted();
+        }
+        if (!waiting) {
+          await this.#query('SELECT pg_try_advisory_lock_shared(hashtext($1), hashtext($2))', [WAITING_NAMESPACE, name]).catch(() => {});
+          waiting = true;
+        }
+        await pause(this.#pollMs, signal);
       }
-      await pause(this.#pollMs, signal);
+    } finally {
+      if (waiting) this.#query('SELECT pg_advisory_unlock_shared(hashtext($1), hashtext($2))', [WAITING_NAMESPACE, name]).catch(() => {});
     }
   }
 
