@@ -4,7 +4,7 @@ import { HTTPException as MastraHTTPException } from '@mastra/server/server-adap
 import { APICallError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, causeChain, errorBody, errorBodySchema, fromZodError, toApiError } from './errors.ts';
+import { ApiError, causeChain, describeFailure, errorBody, errorBodySchema, fromZodError, toApiError } from './errors.ts';
 
 function modelCallFailed(statusCode?: number) {
   return new APICallError({
@@ -86,6 +86,21 @@ describe('toApiError', () => {
     expect(status).toBe(500);
     expect(body).toEqual({ error: 'The agent failed to produce a response.', code: 'MODEL_ERROR', details: {} });
     expect(bodyOf(new HTTPException(503, { message: 'internal detail' })).body.error).not.toContain('internal detail');
+  });
+});
+
+describe('describeFailure', () => {
+  // A full disk during a turn logged errorClass "object" and nothing that said what failed.
+  it("names a serialized failure's class and the driver's code (SQLITE_FULL), not its message", () => {
+    const serialized = { name: 'SqliteError', code: 'SQLITE_FULL', message: 'database or disk is full at /var/lib/companion/companion.db', domain: 'STORAGE' };
+    const failure = describeFailure(toApiError(new Error('Input processor error', { cause: serialized })));
+    expect(failure).toEqual({ code: 'MEMORY_NOT_INITIALIZED', status: 500, errorClass: 'SqliteError', errorCode: 'SQLITE_FULL', upstreamStatus: undefined });
+    expect(JSON.stringify(failure)).not.toContain('companion.db');
+  });
+
+  it('gives no code where none is a code, and the type of a root that has no name', () => {
+    expect(describeFailure(toApiError(new Error('x', { cause: { code: 'not a code: /etc/passwd' } })))).toMatchObject({ errorClass: 'object', errorCode: undefined });
+    expect(describeFailure(toApiError(modelCallFailed(500)))).toMatchObject({ errorClass: 'AI_APICallError', errorCode: undefined, upstreamStatus: 500 });
   });
 });
 

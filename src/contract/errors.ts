@@ -320,13 +320,27 @@ function classifyUpstream(calledModel: boolean, status: number | undefined, call
  * properties can hold the model request (system prompt, the user's words).
  */
 export function describeFailure(error: ApiError) {
-  const root = causeChain(error).at(-1);
+  const chain = causeChain(error);
+  const root = chain.at(-1);
   return {
     code: error.code,
     status: error.status,
-    errorClass: root instanceof Error ? root.name : typeof root,
+    // A workflow step hands its failure on serialized (a plain object), which keeps its name.
+    errorClass: root instanceof Error ? root.name : (nameOf(root) ?? typeof root),
+    // The driver's or the system's code (SQLITE_FULL, ECONNREFUSED) under the answer's own: what failed, without its message.
+    errorCode: chain.slice(1).map(errorCodeOf).findLast(Boolean),
     upstreamStatus: failedModelCall(error.cause)?.statusCode,
   };
+}
+
+function nameOf(error: unknown): string | undefined {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function errorCodeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,40}$/.test(code) ? code : undefined;
 }
 
 /** A tool's failure as the model was told it: its own message, nothing else of the error. */
