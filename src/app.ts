@@ -16,6 +16,7 @@ import { createMemory } from './mastra/memory.ts';
 import { createStorage, isPostgresUrl } from './mastra/storage.ts';
 import { createLogger } from './observability/logger.ts';
 import { modelCheck, storeCheck } from './observability/readiness.ts';
+import { outsideRequests } from './observability/request-trace.ts';
 import { createTracing, type Tracing } from './observability/tracing.ts';
 import { MAX_BODY_BYTES } from './routes/agent-call.ts';
 import { NATIVE_CLIENT_HEADER } from './contract/native-request.ts';
@@ -102,7 +103,8 @@ function createTurnLock(config: Config, logger: IMastraLogger): TurnLock {
   const local = new InProcessTurnLock({ maxQueued: config.turns.maxQueued });
   if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return local;
   return new PostgresTurnLock(config.databaseUrl, local, {
-    onConnectionError: (error) => logger.warn('turn lock connection lost; the turns holding its locks were stopped', { error: error.message }),
+    onConnectionError: (error) =>
+      outsideRequests(() => logger.warn('turn lock connection lost; the turns holding its locks were stopped', { error: error.message })),
   });
 }
 

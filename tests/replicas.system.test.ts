@@ -93,3 +93,23 @@ it('frees a thread when the replica running its turn crashes (kill -9)', async (
   expect((await response.json()).text).toBe('You asked about tea.');
   expect(conversationOf(h.model.requests[1]).at(-1)).toEqual({ role: 'user', content: 'Anyone there?' });
 });
+
+// The connection was opened during a turn, and its loss was logged with that turn's trace id, long after it ended.
+it("logs the loss of a replica's lock connection without the trace id of the turn that opened it", async () => {
+  h.model.script({ text: 'Noted.' });
+  const turn = await onReplica({ ...userSays('Hello'), threadId: `lost-${randomUUID()}`, resourceId: 'u' });
+  expect(turn.status).toBe(200);
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  try {
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'companion-agent:turn'`);
+  } finally {
+    await admin.end();
+  }
+  const lost = await vi.waitFor(() => {
+    const line = replica.output().split('\n').find((text) => text.includes('turn lock connection lost'));
+    return line ? JSON.parse(line) : Promise.reject(new Error('no line yet'));
+  });
+  expect(lost).toMatchObject({ level: 40, msg: 'turn lock connection lost; the turns holding its locks were stopped' });
+  expect(lost.traceId).toBeUndefined();
+});

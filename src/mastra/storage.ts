@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
 import type { IMastraLogger } from '@mastra/core/logger';
 import type { MastraCompositeStore } from '@mastra/core/storage';
+import { outsideRequests } from '../observability/request-trace.ts';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
 import pg from 'pg';
@@ -141,7 +142,7 @@ class BoundedPostgresStore extends PostgresStore {
   constructor(connectionString: string) {
     super({ id: STORE_ID, pool: new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, connectionTimeoutMillis: POSTGRES_WAIT_MS, query_timeout: STORE_STATEMENT_MS }) });
     // As for the pool the store builds itself: a client dropped while idle is discarded, and must not crash the process.
-    this.pool.on('error', (error) => this.logger.warn('PostgresStore: idle pool client error', { error: error.message }));
+    this.pool.on('error', (error) => outsideRequests(() => this.logger.warn('PostgresStore: idle pool client error', { error: error.message })));
   }
 
   override async close() {

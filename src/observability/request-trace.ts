@@ -14,3 +14,11 @@ export function withTraceId<T>(traceId: string, serve: () => T): T {
 export function currentTraceId(): string | undefined {
   return requestTrace.getStore();
 }
+
+/**
+ * Runs `run` outside any request's trace: for what a connection reports after the request that opened it is gone (its
+ * loss, an idle client's error), which would otherwise carry that request's trace id.
+ */
+export function outsideRequests<T>(run: () => T): T {
+  return requestTrace.exit(run);
+}
