@@ -8,11 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
 import type { IMastraLogger } from '@mastra/core/logger';
 import type { MastraCompositeStore } from '@mastra/core/storage';
-import { outsideRequests } from '../observability/request-trace.ts';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
 import pg from 'pg';
 import { DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
+import { outsideRequests } from '../observability/request-trace.ts';
 
 const STORE_ID = 'companion-store';
 
