@@ -19,6 +19,20 @@ import { TurnJournal } from './processors/turn-journal.ts';
  */
 export const STATELESS_KEY = 'companion.stateless';
 
+/**
+ * What the companion keeps about a person across their threads (Mastra's default template asks for a last name, an
+ * occupation, projects, "facts" and "events"): what helps it be their companion. What it keeps out is in the shared
+ * rules (personalities.ts).
+ */
+const WORKING_MEMORY_TEMPLATE = `# About the person
+- **Name** (what they like to be called):
+- **Where they live or travel**:
+- **Traditions and practices** they follow or are curious about:
+- **Places** they would like to visit, or have visited:
+- **Preferences** (the voice they like, how long answers should be, topics to avoid):
+- **Ongoing** (plans or questions they are in the middle of):
+`;
+
 /** How often the reply of a running turn is written as a draft, so a crash loses at most this much of it. */
 const DRAFT_INTERVAL_MS = 1_000;
 
@@ -63,7 +77,7 @@ export function createMemory(storage: MastraCompositeStore | undefined, options:
       lastMessages: options.lastMessages,
       semanticRecall: false,
       // What the user tells the companion about themselves follows them into every thread.
-      workingMemory: { enabled: true, scope: 'resource' },
+      workingMemory: { enabled: true, scope: 'resource', template: WORKING_MEMORY_TEMPLATE },
     },
   });
 }
