@@ -5,6 +5,7 @@
  */
 import { DEFAULT_PERSONALITY } from '../src/contract/personalities.ts';
 import { instructionsFor } from '../src/mastra/agents/personalities.ts';
+import { WORKING_MEMORY_TEMPLATE } from '../src/mastra/working-memory-template.ts';
 import { createSpiritualDestinationsTool } from '../src/mastra/tools/spiritual-destinations-tool.ts';
 import { createWeatherTool } from '../src/mastra/tools/weather-tool.ts';
 
@@ -12,11 +13,11 @@ export const AGENT_ID = 'companionAgent';
 export const MODEL_ID = 'gpt-4o-mini';
 export const INSTRUCTIONS = instructionsFor(DEFAULT_PERSONALITY);
 
-/** Ours' defaults (mastra.config.ts): a 20-message window, resource-scoped working memory, no semantic recall. */
+/** Ours' defaults (mastra.config.ts): a 20-message window, resource-scoped working memory on ours' template, no semantic recall. */
 export const MEMORY_OPTIONS = {
   lastMessages: 20,
   semanticRecall: false,
-  workingMemory: { enabled: true, scope: 'resource' },
+  workingMemory: { enabled: true, scope: 'resource', template: WORKING_MEMORY_TEMPLATE },
 } as const;
 
 export function companionTools(env: ServerEnv) {

@@ -10,6 +10,7 @@ import type { Config } from '../../mastra.config.ts';
 import { deleteThreadsAfterTheirWrites } from '../threads/deletion-after-writes.ts';
 import { serveTurnThread } from '../threads/turn-thread.ts';
 import { TurnJournal } from './processors/turn-journal.ts';
+import { WORKING_MEMORY_TEMPLATE } from './working-memory-template.ts';
 
 /**
  * Set by the SPEC routes on a turn without threadId/resourceId. Stock Memory
@@ -18,20 +19,6 @@ import { TurnJournal } from './processors/turn-journal.ts';
  * is unreachable.
  */
 export const STATELESS_KEY = 'companion.stateless';
-
-/**
- * What the companion keeps about a person across their threads (Mastra's default template asks for a last name, an
- * occupation, projects, "facts" and "events"): what helps it be their companion. What it keeps out is in the shared
- * rules (personalities.ts).
- */
-const WORKING_MEMORY_TEMPLATE = `# About the person
-- **Name** (what they like to be called):
-- **Where they live or travel**:
-- **Traditions and practices** they follow or are curious about:
-- **Places** they would like to visit, or have visited:
-- **Preferences** (the voice they like, how long answers should be, topics to avoid):
-- **Ongoing** (plans or questions they are in the middle of):
-`;
 
 /** How often the reply of a running turn is written as a draft, so a crash loses at most this much of it. */
 const DRAFT_INTERVAL_MS = 1_000;
