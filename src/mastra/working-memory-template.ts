@@ -1,7 +1,7 @@
 /**
- * @module The working-memory template: what the companion keeps about a person across their threads (Mastra's default template asks for a last name, an
- * occupation, projects, "facts" and "events"): what helps it be their companion. What it keeps out is in the shared
- * rules (personalities.ts).
+ * @module The working-memory template: what the companion keeps about a person across their threads (Mastra's
+ * default template asks for a last name, an occupation, projects, "facts" and "events"): what helps it be their
+ * companion. What it keeps out is in the shared rules (personalities.ts).
  */
 export const WORKING_MEMORY_TEMPLATE = `# About the person
 - **Name** (what they like to be called):
