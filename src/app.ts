@@ -172,15 +172,15 @@ function once<T>(run: () => Promise<T>): () => Promise<T> {
 }
 
 /** The Mastra instance the entry points serve (`npm start`, the built output, `mastra dev`), which a signal stops. */
-export function createMastra(config: Config): Mastra {
-  const { mastra, runningTurns } = createCompanion(config);
+export async function createMastra(config: Config): Promise<Mastra> {
+  const { mastra, runningTurns } = await createCompanion(config);
   stopTurnsBeforeTheDrainEnds(runningTurns, config.server.drainTimeoutMs);
   return mastra;
 }
 
-export function createCompanion(config: Config, overrides: CompanionOverrides = {}): Companion {
+export async function createCompanion(config: Config, overrides: CompanionOverrides = {}): Promise<Companion> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  const tracing = config.tracing && createTracing({ storePath: config.tracing.storePath, logLevel: config.logLevel, logger });
+  const tracing = config.tracing && (await createTracing({ storePath: config.tracing.storePath, logLevel: config.logLevel, logger }));
   const storage = createStorage(config.databaseUrl, logger);
   const memory = createMemory(storage, config.memory);
   const rateLimitStore = createRateLimitStore(config, logger);
@@ -288,7 +288,7 @@ export function createCompanion(config: Config, overrides: CompanionOverrides = 
 
 /** The whole service as one in-process Hono app (`app.request()` / `app.fetch`), exactly as `npm start` serves it. */
 export async function createApp(config: Config, overrides: CompanionOverrides = {}) {
-  const companion = createCompanion(config, overrides);
+  const companion = await createCompanion(config, overrides);
   const app = await createHonoServer(companion.mastra, SERVER_OPTIONS);
   return { ...companion, app };
 }

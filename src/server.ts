@@ -13,6 +13,6 @@ const config = loadConfig();
 exitOnListenFailure(config.server);
 const { createMastra, SERVER_OPTIONS } = await import('./app.ts');
 
-const server = (await createNodeServer(createMastra(config), SERVER_OPTIONS)) as Server;
+const server = (await createNodeServer(await createMastra(config), SERVER_OPTIONS)) as Server;
 // At once, before any request: see src/security/read-timeouts.ts.
 applyReadTimeouts(server, config.server);

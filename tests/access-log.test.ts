@@ -21,7 +21,7 @@ function accessLines(mastra: Mastra) {
 }
 
 it("writes the access line of a request that Mastra's own handler timeout answers", async () => {
-  const companion = createCompanion(parseConfig({ DATABASE_URL: tempDatabaseUrl(), LOG_LEVEL: 'error' }), { stt: { engine: readySttEngine() } });
+  const companion = await createCompanion(parseConfig({ DATABASE_URL: tempDatabaseUrl(), LOG_LEVEL: 'error' }), { stt: { engine: readySttEngine() } });
   try {
     // Mastra's timeout (see app.ts), shortened so the test sees it answer.
     companion.mastra.getServer()!.timeout = 200;

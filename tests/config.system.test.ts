@@ -43,6 +43,19 @@ describe('configuration', () => {
     expect(output.trim()).toBe('PORT/HOST: no-such-host.invalid:4111 names a host that cannot be found');
   });
 
+  // DuckDB's engine, only the traces' store, was mapped into every process: 10 MB resident, in production too.
+  it('loads the trace store (DuckDB) only with TRACING=on', async () => {
+    for (const tracing of ['off', 'on']) {
+      const service = await startService({ DATABASE_URL: tempDatabaseUrl(), TRACING: tracing, DATA_DIR: mkdtempSync(join(tmpdir(), 'companion-data-')) });
+      try {
+        expect((await fetch(`${service.url}/health`)).status, tracing).toBe(200);
+        expect(readFileSync(`/proc/${service.pid}/maps`, 'utf8').includes('libduckdb'), tracing).toBe(tracing === 'on');
+      } finally {
+        await service.stop();
+      }
+    }
+  });
+
   it('starts with the empty values a copied .env.example or compose gives: empty means the default, for the AI SDK too', async () => {
     // @ai-sdk/openai reads OPENAI_BASE_URL itself as it loads, and refused an empty one: the process exited with a stack.
     const service = await startService({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: '', STT_BASE_URL: '', DATABASE_URL: tempDatabaseUrl() });

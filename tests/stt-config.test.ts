@@ -23,7 +23,7 @@ describe('speech-to-text configuration', () => {
 
   it("bounds a transcription by STT_TIMEOUT_MS, and Mastra's handler timeout for every route never cuts it first", async () => {
     const config = parseConfig({ DATABASE_URL: 'none', STT_TIMEOUT_MS: '2400000' });
-    const companion = createCompanion(config);
+    const companion = await createCompanion(config);
     try {
       expect(config.stt.timeoutMs).toBe(2_400_000);
       expect(companion.mastra.getServer()!.timeout).toBeGreaterThan(2_400_000);

@@ -12,4 +12,4 @@ const config = loadConfig();
 exitOnListenFailure(config.server);
 const { createMastra } = await import('../app.ts');
 
-export const mastra = createMastra(config);
+export const mastra = await createMastra(config);
