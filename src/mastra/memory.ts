@@ -23,6 +23,9 @@ export const STATELESS_KEY = 'companion.stateless';
 /** How often the reply of a running turn is written as a draft, so a crash loses at most this much of it. */
 const DRAFT_INTERVAL_MS = 1_000;
 
+/** The most working memory holds, in characters: what one model reply writes, and every later turn's prompt carries. */
+const MAX_WORKING_MEMORY_CHARACTERS = 16_000;
+
 class CompanionMemory extends Memory {
   /** Writes each stored turn as it happens: see src/mastra/processors/turn-journal.ts. */
   readonly #journal = new TurnJournal(this, { draftIntervalMs: DRAFT_INTERVAL_MS });
@@ -35,6 +38,19 @@ class CompanionMemory extends Memory {
   // ... and settles a failed reply before memory's MessageHistory stores it.
   override async getOutputProcessors(configured?: OutputProcessorOrWorkflow[], context?: RequestContext) {
     return context?.get(STATELESS_KEY) ? [] : [this.#journal, ...(await super.getOutputProcessors(configured, context))];
+  }
+
+  /**
+   * U+0000 ends a string in SQLite's C API (the text was stored cut short at it, and the tool said it succeeded) and
+   * PostgreSQL refuses it: it is dropped. And the text goes into every later turn's prompt: past a bound the write is
+   * refused, and the tool tells the model why.
+   */
+  override async updateWorkingMemory(update: Parameters<Memory['updateWorkingMemory']>[0]) {
+    const workingMemory = update.workingMemory.replaceAll('\u0000', '');
+    if (workingMemory.length > MAX_WORKING_MEMORY_CHARACTERS) {
+      throw new Error(`Working memory holds at most ${MAX_WORKING_MEMORY_CHARACTERS} characters; keep what matters most and write it again.`);
+    }
+    return super.updateWorkingMemory({ ...update, workingMemory });
   }
 
   /**
