@@ -297,6 +297,15 @@ describe('what a generated client needs', () => {
     }
   });
 
+  // /stream listed the model's rate limit, failure and silence as statuses; they arrive as its final error event.
+  it("says which of /stream's failures are statuses (before its first event) and which are its final error event", () => {
+    const stream = document.paths[STREAM].post.responses;
+    expect(stream['429'].description).toContain("the language model's own limit is the stream's error event");
+    expect(stream['500'].description).toContain('Once the stream has started, a failure of the model or the store is its final error event');
+    expect(stream['504'].description).not.toContain('MODEL_IDLE_TIMEOUT_MS');
+    expect(document.paths[GENERATE].post.responses['429'].description).toContain("or the language model's own limit");
+  });
+
   it("makes the thread and working-memory API's resourceId required without authentication (it names the owner)", () => {
     const resourceIds = Object.entries(document.paths)
       .filter(([path]) => path.startsWith('/threads') || path === '/working-memory')

@@ -101,7 +101,7 @@ function selfContained<T>(value: T, hoisted: Record<string, Json>, refs: Readonl
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('ErrorBody') } } });
 
-/** The failures both SPEC routes answer with a JSON error body (for /stream: before the first event). */
+/** The failures the SPEC routes answer with a JSON error body (/stream's own: STREAM_ERRORS). */
 const AGENT_ERRORS = {
   '400': errorResponse('INVALID_REQUEST: the body is not JSON, does not match AgentRequest, or gives threadId without resourceId'),
   '401': errorResponse('UNAUTHORIZED: authentication is on and the bearer token is missing or invalid'),
@@ -120,10 +120,27 @@ const AGENT_ERRORS = {
   '504': errorResponse('MODEL_ERROR with details.timeout: the model sent nothing for MODEL_IDLE_TIMEOUT_MS ("idle"), or the turn outgrew MODEL_TIMEOUT_MS ("turn")'),
 };
 
-/** The failures an agent route can answer with: 401 and 403 only with authentication on. */
-function agentErrors(authenticated: boolean) {
-  if (authenticated) return AGENT_ERRORS;
-  const { '401': _unauthorized, '403': _forbidden, ...errors } = AGENT_ERRORS;
+/**
+ * What /stream answers before its first event: its `start` goes out before the model is asked, so the model's own
+ * failures (its rate limit, its errors, its silence) are the stream's final `error` event, not a status.
+ */
+const STREAM_ERRORS = {
+  ...AGENT_ERRORS,
+  '429': {
+    ...errorResponse("RATE_LIMITED: this client's request limit, or the thread's queue of turns (the language model's own limit is the stream's error event)"),
+    headers: AGENT_ERRORS['429'].headers,
+  },
+  '500': errorResponse(
+    'MODEL_ERROR (no model configured), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable). Once the stream has started, a failure of the model or the store is its final error event',
+  ),
+  '504': errorResponse('MODEL_ERROR with details.timeout "turn": the turn outgrew MODEL_TIMEOUT_MS waiting for its thread\'s earlier turns; once the stream has started, a timeout is its final error event'),
+};
+
+/** The failures an agent route can answer with (`stream`: before its first event): 401 and 403 only with authentication on. */
+function agentErrors(authenticated: boolean, route: 'generate' | 'stream') {
+  const all = route === 'stream' ? STREAM_ERRORS : AGENT_ERRORS;
+  if (authenticated) return all;
+  const { '401': _unauthorized, '403': _forbidden, ...errors } = all;
   return errors;
 }
 
@@ -137,9 +154,13 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
     [headers.trace]: idHeaders[headers.trace],
     [headers.thread]: { description: 'Thread the turn had opened before it failed (its user message is stored); absent if it failed before', schema: { type: 'string' } },
   };
-  const errors = Object.fromEntries(
-    Object.entries(agentErrors(authenticated)).map(([status, response]) => [status, { ...response, headers: { ...('headers' in response ? response.headers : {}), ...failureHeaders } }]),
-  );
+  const errors = (route: 'generate' | 'stream') =>
+    Object.fromEntries(
+      Object.entries(agentErrors(authenticated, route)).map(([status, response]) => [
+        status,
+        { ...response, headers: { ...('headers' in response ? response.headers : {}), ...failureHeaders } },
+      ]),
+    );
   const protocolNote = `Mastra's own clients select the native protocol instead by sending the ${headers.nativeClient} header.`;
   return {
     [SPEC_PATHS.generate]: {
@@ -152,7 +173,7 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
         requestBody,
         responses: {
           '200': { description: 'The complete response', headers: idHeaders, content: { 'application/json': { schema: ref('GenerateResponse') } } },
-          ...errors,
+          ...errors('generate'),
         },
       },
     },
@@ -175,7 +196,7 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
             headers: idHeaders,
             content: { 'text/event-stream': { schema: ref('StreamEvent') } },
           },
-          ...errors,
+          ...errors('stream'),
         },
       },
     },
