@@ -42,8 +42,9 @@ export interface StreamClient {
  * reason, no chunk for too long, the turn's time running out) ends in exactly
  * one `error` event, and the model call is aborted. Writes respect
  * backpressure: a client that reads nothing for `writeTimeoutMs` is dropped and
- * its run aborted, so a stalled reader holds at most one event, never the whole
- * reply. Resolves once the run has settled (a stopped run has stored its
+ * its run aborted, so a stalled reader holds at most one event in this pipe (what
+ * the model has already sent, Mastra holds for the reply it stores). Resolves once
+ * the run has settled (a stopped run has stored its
  * partial reply): when the stream ends, the turn is stored.
  */
 export async function pipeSpecEvents(run: StreamedRun, client: StreamClient, turn: Turn, timing: StreamTiming) {
