@@ -86,7 +86,14 @@ describe('the SPEC agent routes', () => {
     expect(document.paths[path].servers).toEqual([{ url: '/' }]);
     expect(operation.requestBody).toEqual({ required: true, content: json({ $ref: '#/components/schemas/AgentRequest' }) });
     expect(operation.responses['200'].content).toEqual({ [mediaType]: { schema: { $ref: `#/components/schemas/${schema}` } } });
-    expect(Object.keys(operation.responses['200'].headers)).toEqual(['x-trace-id', 'x-thread-id']);
+    expect(Object.keys(operation.responses['200'].headers)).toEqual([
+      'x-trace-id',
+      'RateLimit-Policy',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'x-thread-id',
+    ]);
     for (const status of ['400', '404', '413', '429', '500']) expect(operation.responses[status].content).toEqual(json(ERROR_BODY));
     // A failure has its trace id, and names the thread it had opened (its user message is stored).
     for (const status of ['400', '429', '500', '503', '504']) expect(Object.keys(operation.responses[status].headers), status).toEqual(expect.arrayContaining(['x-trace-id', 'x-thread-id']));
@@ -294,6 +301,22 @@ describe('what a generated client needs', () => {
       expect(Object.keys(responses)).not.toEqual(expect.arrayContaining(['401']));
       expect(Object.keys(responses)).not.toEqual(expect.arrayContaining(['403']));
       expect(responses['429'].headers).toHaveProperty('Retry-After');
+    }
+  });
+
+  // Only the agent routes declared the trace id, and no route the rate limit's headers, though every answer sends them.
+  it("declares the trace id on every answer of the service's routes, and the rate limit's headers on those it counts", () => {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      if (path === '/health') continue;
+      for (const [method, operation] of Object.entries<any>(item)) {
+        if (!operation?.responses) continue;
+        const counted = /^(\/api\/agents\/|\/stt$|\/threads|\/working-memory)/.test(path);
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          const declared = Object.keys(response.headers ?? {});
+          expect(declared, `${method} ${path} ${status}`).toContain('x-trace-id');
+          expect(declared.includes('RateLimit-Remaining'), `${method} ${path} ${status}`).toBe(counted);
+        }
+      }
     }
   });
 

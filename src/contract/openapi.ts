@@ -245,6 +245,49 @@ export interface SpecDocumentOptions {
   authenticated: boolean;
 }
 
+/** Sent on every response of a route the rate limit counts (README, Rate limits), when it is on. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': { description: 'The limit and its window, e.g. `60;w=60` (when the rate limit is on)', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests allowed in the window (when the rate limit is on)', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window (when the rate limit is on)', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window starts again (when the rate limit is on)', schema: { type: 'integer' } },
+};
+
+/** The routes the rate limit counts: agent turns, /stt, the thread API and working memory. */
+const RATE_LIMITED_PATHS = /^(\/api\/agents\/|\/stt$|\/threads(\/|$)|\/working-memory$)/;
+
+/**
+ * Every response of the service's own routes (`ownPaths`) and of `/ready` carries the request's trace id, and those the
+ * rate limit counts its headers: declared on each response, as a generated client reads them there.
+ */
+function withResponseHeaders(paths: Record<string, Json>, headers: SpecHeaders, ownPaths: string[]): Record<string, Json> {
+  const own = new Set([...ownPaths.map((path) => path.replace(/:(\w+)/g, '{$1}')), SERVICE_PATHS.ready]);
+  const trace = { [headers.trace]: { description: "Trace id of this request, as in its log lines (the generate body's traceId)", schema: { type: 'string' } } };
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => {
+      if (!own.has(path)) return [path, item];
+      const added = { ...trace, ...(RATE_LIMITED_PATHS.test(path) && RATE_LIMIT_HEADERS) };
+      const operations = Object.entries(item).map(([method, operation]) =>
+        typeof operation !== 'object' || operation === null || !('responses' in operation)
+          ? [method, operation]
+          : [
+              method,
+              {
+                ...operation,
+                responses: Object.fromEntries(
+                  Object.entries(operation.responses as Record<string, Json>).map(([status, response]) => [
+                    status,
+                    { ...response, headers: { ...added, ...response.headers } },
+                  ]),
+                ),
+              },
+            ],
+      );
+      return [path, Object.fromEntries(operations)];
+    }),
+  );
+}
+
 /** With authentication on, the token every route but the probes needs (each probe's `security` is empty). */
 const BEARER_SCHEME = { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "The token's sub is the user" } };
 
@@ -275,6 +318,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
       if (parameter.name === 'resourceId') parameter.required = !authenticated;
     }
   }
+  const served = { ...paths, ...agentOperations(headers, authenticated), ...PROBES };
   return {
     ...native,
     info: {
@@ -284,7 +328,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: { ...paths, ...agentOperations(headers, authenticated), ...PROBES },
+    paths: withResponseHeaders(served, headers, [...customRoutes.map((route) => route.path), SPEC_PATHS.generate, SPEC_PATHS.stream]),
     ...(authenticated && { security: [{ bearer: [] }] }),
     components: {
       ...native.components,
