@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { agentRequest } from './agent-request.ts';
 import { errorBodySchema } from './errors.ts';
-import { SERVICE_PATHS, SPEC_PATHS } from './paths.ts';
+import { isRateLimitedRoute, SERVICE_PATHS, SPEC_PATHS } from './paths.ts';
 import { readiness } from './readiness.ts';
 import { generateResponseSchema, modelResponseSchema, stepSchema, uiMessageSchema } from './generate-response.ts';
 import { toolCallSchema, toolResultSchema, usageSchema } from './shapes.ts';
@@ -253,9 +253,6 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Reset': { description: 'Seconds until the window starts again (when the rate limit is on)', schema: { type: 'integer' } },
 };
 
-/** The routes the rate limit counts: agent turns, /stt, the thread API and working memory. */
-const RATE_LIMITED_PATHS = /^(\/api\/agents\/|\/stt$|\/threads(\/|$)|\/working-memory$)/;
-
 /**
  * Every response of the service's own routes (`ownPaths`) and of `/ready` carries the request's trace id, and those the
  * rate limit counts its headers: declared on each response, as a generated client reads them there.
@@ -266,23 +263,15 @@ function withResponseHeaders(paths: Record<string, Json>, headers: SpecHeaders, 
   return Object.fromEntries(
     Object.entries(paths).map(([path, item]) => {
       if (!own.has(path)) return [path, item];
-      const added = { ...trace, ...(RATE_LIMITED_PATHS.test(path) && RATE_LIMIT_HEADERS) };
-      const operations = Object.entries(item).map(([method, operation]) =>
-        typeof operation !== 'object' || operation === null || !('responses' in operation)
-          ? [method, operation]
-          : [
-              method,
-              {
-                ...operation,
-                responses: Object.fromEntries(
-                  Object.entries(operation.responses as Record<string, Json>).map(([status, response]) => [
-                    status,
-                    { ...response, headers: { ...added, ...response.headers } },
-                  ]),
-                ),
-              },
-            ],
-      );
+      const operations = Object.entries(item).map(([method, operation]) => {
+        if (typeof operation !== 'object' || operation === null || !('responses' in operation)) return [method, operation];
+        const added = { ...trace, ...(isRateLimitedRoute(method.toUpperCase(), path) && RATE_LIMIT_HEADERS) };
+        const responses = Object.entries(operation.responses as Record<string, Json>).map(([status, response]) => [
+          status,
+          { ...response, headers: { ...added, ...response.headers } },
+        ]);
+        return [method, { ...operation, responses: Object.fromEntries(responses) }];
+      });
       return [path, Object.fromEntries(operations)];
     }),
   );

@@ -14,3 +14,10 @@ export const SERVICE_PATHS = {
   openapi: '/api/openapi.json',
   docs: '/docs',
 } as const;
+
+/** The route families the rate limit counts: agent turns, `/stt`, the thread API and the working-memory API. */
+export function isRateLimitedRoute(method: string, path: string): boolean {
+  if (path === SPEC_PATHS.stt || path === SERVICE_PATHS.workingMemory) return true;
+  if (path === SERVICE_PATHS.threads || path.startsWith(`${SERVICE_PATHS.threads}/`)) return true;
+  return method === 'POST' && path.startsWith('/api/agents/');
+}

@@ -75,18 +75,20 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
  */
 class LibSQLFileStore extends LibSQLStore {
   readonly #url: string;
+  /** The database file, or `:memory:`. */
+  readonly #path: string;
   /** The file the store opened (device and inode), once its tables are made. */
   #opened?: FileIdentity;
 
   constructor(url: string) {
     super({ id: STORE_ID, url });
     this.#url = url;
+    this.#path = filePathOf(url);
   }
 
   override async init() {
     await super.init();
-    const path = filePathOf(this.#url);
-    if (path !== ':memory:') this.#opened ??= identityOf(path);
+    if (this.#path !== ':memory:') this.#opened ??= identityOf(this.#path);
   }
 
   /**
@@ -96,7 +98,7 @@ class LibSQLFileStore extends LibSQLStore {
    */
   fileProblem(): string | undefined {
     if (!this.#opened) return undefined;
-    const now = identityOf(filePathOf(this.#url));
+    const now = identityOf(this.#path);
     if (!now) return 'the database file was deleted while the service runs: turns since go to the deleted file; restore it, or restart the service';
     if (now.dev !== this.#opened.dev || now.ino !== this.#opened.ino) return 'the database file was replaced while the service runs: turns go to the old one; restart the service';
     return undefined;
@@ -105,8 +107,7 @@ class LibSQLFileStore extends LibSQLStore {
   override async close() {
     await super.close();
     // In memory there is no log to fold in; a file deleted meanwhile is not to be created again.
-    const path = filePathOf(this.#url);
-    if (!path || path === ':memory:' || !existsSync(path)) return;
+    if (!this.#path || this.#path === ':memory:' || !existsSync(this.#path)) return;
     const client = createClient({ url: this.#url });
     try {
       await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');

@@ -147,8 +147,8 @@ function checkRequestContext(c: Context) {
  * names the agent's id).
  */
 function memoryOwner(c: Context, memory: Pick<NativeMemory, 'thread' | 'resource'>, mode: ServerMode): string {
-  const owner = mode === 'development' ? mastraResourceId : effectiveResourceId;
-  const resource = owner(callerOf(c.get('requestContext')), memory.resource);
+  const ownerRule = mode === 'development' ? mastraResourceId : effectiveResourceId;
+  const resource = ownerRule(callerOf(c.get('requestContext')), memory.resource);
   if (!resource) {
     throw invalidRequest('memory.thread requires memory.resource: a thread always belongs to a user', { field: 'memory.resource' });
   }

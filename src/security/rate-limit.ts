@@ -9,7 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
 import { rateLimited } from '../contract/errors.ts';
-import { SERVICE_PATHS, SPEC_PATHS } from '../contract/paths.ts';
+import { isRateLimitedRoute } from '../contract/paths.ts';
 import { callerOf } from './caller.ts';
 
 export interface RateLimitOptions {
@@ -23,12 +23,6 @@ export interface RateLimitOptions {
 
 const WINDOW_MS = 60_000;
 
-/** The route families that are limited: agent turns, `/stt`, the thread API and the working-memory API. */
-function isLimitedRoute(method: string, path: string): boolean {
-  if (path === SPEC_PATHS.stt || path === SERVICE_PATHS.workingMemory) return true;
-  if (path === SERVICE_PATHS.threads || path.startsWith(`${SERVICE_PATHS.threads}/`)) return true;
-  return method === 'POST' && path.startsWith('/api/agents/');
-}
 
 function clientKey(c: Context, trustProxy: boolean): string {
   const caller = callerOf(c.get('requestContext'));
@@ -56,7 +50,7 @@ export function rateLimit({ perMinute, trustProxy, store }: RateLimitOptions): M
     limit: perMinute,
     standardHeaders: 'draft-6',
     keyGenerator: (c) => clientKey(c, trustProxy),
-    skip: (c) => !isLimitedRoute(c.req.method, c.req.path),
+    skip: (c) => !isRateLimitedRoute(c.req.method, c.req.path),
     store,
     handler: (c) => {
       const resetTime = (c.get('rateLimit' as never) as { resetTime?: Date } | undefined)?.resetTime;

@@ -13,12 +13,10 @@ describe('threadClaimGuard', () => {
   });
   afterAll(() => h.close());
 
+  /** Mastra's memory routes name the agent in the query; its conversations API in the body. */
+  const urlOf = (path: string) => (path.startsWith('/api/memory') ? `${path}?agentId=companionAgent` : path);
   const post = (path: string, body: unknown) =>
-    h.app.request(path.startsWith('/api/memory') ? `${path}?agentId=companionAgent` : path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    h.app.request(urlOf(path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it.each([
     ['creating', '/api/memory/threads', { threadId: 'victim-thread', resourceId: 'attacker', title: 'taken over' }],
@@ -54,7 +52,7 @@ describe('threadClaimGuard', () => {
     const before = await storeSnapshot(await h.store());
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    const response = await h.app.request(path.startsWith('/api/memory') ? `${path}?agentId=companionAgent` : path, { method: 'POST', body: form });
+    const response = await h.app.request(urlOf(path), { method: 'POST', body: form });
     expect(response.status).toBe(415);
     expect(await response.json()).toMatchObject({ code: 'INVALID_REQUEST', error: 'Content-Type must be application/json.' });
     expect(await storeSnapshot(await h.store())).toEqual(before);

@@ -31,6 +31,9 @@ const WAITING_NAMESPACE = 'companion-agent:turn-waiting';
 const DEFAULT_POLL_MS = 100;
 
 const TRY_LOCK = 'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked';
+const UNLOCK = 'SELECT pg_advisory_unlock(hashtext($1), hashtext($2))';
+const MARK_WAITING = 'SELECT pg_try_advisory_lock_shared(hashtext($1), hashtext($2))';
+const UNMARK_WAITING = 'SELECT pg_advisory_unlock_shared(hashtext($1), hashtext($2))';
 /** The lock, unless a turn of another session waits for it (a two-key advisory lock shows its keys as oids). */
 const TRY_LOCK_AFTER_WAITERS = `SELECT CASE WHEN EXISTS (
     SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = hashtext($3)::oid AND objid = hashtext($2)::oid
@@ -78,7 +81,7 @@ export class PostgresTurnLock implements TurnLock {
       released = true;
       this.#holders.delete(holder);
       // Queries on one connection run in order, so a local successor's lock query follows this unlock.
-      this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
+      this.#query(UNLOCK, [NAMESPACE, name]).catch(() => {});
       releaseLocal();
     };
   }
@@ -105,17 +108,17 @@ export class PostgresTurnLock implements TurnLock {
         if (rows[0]?.locked) {
           if (!signal.aborted) return;
           // Locked just as the turn was given up: let the thread go again.
-          await this.#query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [NAMESPACE, name]).catch(() => {});
+          await this.#query(UNLOCK, [NAMESPACE, name]).catch(() => {});
           signal.throwIfAborted();
         }
         if (!waiting) {
-          await this.#query('SELECT pg_try_advisory_lock_shared(hashtext($1), hashtext($2))', [WAITING_NAMESPACE, name]).catch(() => {});
+          await this.#query(MARK_WAITING, [WAITING_NAMESPACE, name]).catch(() => {});
           waiting = true;
         }
         await pause(this.#pollMs, signal);
       }
     } finally {
-      if (waiting) this.#query('SELECT pg_advisory_unlock_shared(hashtext($1), hashtext($2))', [WAITING_NAMESPACE, name]).catch(() => {});
+      if (waiting) this.#query(UNMARK_WAITING, [WAITING_NAMESPACE, name]).catch(() => {});
     }
   }
 

@@ -9,6 +9,9 @@
 import { countryCodeAbbreviated, countryCodeOf, normalizeName } from './countries.ts';
 import usStates from './data/us-states.json' with { type: 'json' };
 
+/** The longest place name the tools take: a name, not a paragraph, to send to Open-Meteo and quote back. */
+export const MAX_PLACE_NAME_LENGTH = 100;
+
 /** "TX" → "texas": regions are compared by their normalised names. */
 const US_STATES: ReadonlyMap<string, string> = new Map(Object.entries(usStates).map(([code, name]) => [code, normalizeName(name)]));
 
@@ -24,12 +27,13 @@ export interface PlaceName {
 
 export function parsePlaceName(place: string): PlaceName {
   const [name = place.trim(), ...later] = place.split(',').map((part) => part.trim()).filter(Boolean);
-  const countryCode = later.map(countryOfPart).find(Boolean);
+  const parts = later.map((part) => ({ country: countryOfPart(part), region: regionOfPart(part) }));
+  const countryCode = parts.find(({ country }) => country)?.country;
   return {
     name,
     ...(countryCode && { countryCode }),
-    regions: later.filter((part) => !countryOfPart(part)).map(regionOfPart),
-    qualifiers: later.map(regionOfPart),
+    regions: parts.filter(({ country }) => !country).map(({ region }) => region),
+    qualifiers: parts.map(({ region }) => region),
   };
 }
 

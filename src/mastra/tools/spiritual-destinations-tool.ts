@@ -19,6 +19,7 @@ import {
 import { createDestinationSearch } from './destination-search.ts';
 import type { Criterion } from './destination-vocabulary.ts';
 import { locatePlace, townNamed } from './place-locator.ts';
+import { MAX_PLACE_NAME_LENGTH } from './place-name.ts';
 import { ToolFailure } from './tool-failure.ts';
 
 export interface SpiritualDestinationsToolOptions {
@@ -54,7 +55,7 @@ const InputSchema = z.object({
     .string()
     .trim()
     .min(2)
-    .max(100)
+    .max(MAX_PLACE_NAME_LENGTH)
     .optional()
     .describe('A town, city or landmark to search around, e.g. "Kyoto" or "Kyoto, Japan"; results are sorted by distance'),
   radiusKm: z

@@ -7,7 +7,7 @@
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 import { geocode, getJson, parseResponse, type GeocodedPlace } from './open-meteo-client.ts';
-import { parsePlaceName } from './place-name.ts';
+import { MAX_PLACE_NAME_LENGTH, parsePlaceName } from './place-name.ts';
 import { ToolFailure } from './tool-failure.ts';
 import { describeWeatherCode } from './wmo-weather-codes.ts';
 
@@ -49,9 +49,6 @@ const WeatherSchema = z.object({
 
 export type Weather = z.infer<typeof WeatherSchema>;
 
-/** As the destinations tool's `near`: a place name, not a paragraph, to send to Open-Meteo and quote back. */
-const MAX_LOCATION_LENGTH = 100;
-
 /** Builds the weather tool; the caller passes the Open-Meteo settings from the service config. */
 export function createWeatherTool(options: WeatherToolOptions) {
   return createTool({
@@ -64,7 +61,7 @@ export function createWeatherTool(options: WeatherToolOptions) {
           .string()
           .trim()
           .min(1)
-          .max(MAX_LOCATION_LENGTH)
+          .max(MAX_PLACE_NAME_LENGTH)
           .describe('Name of a city, town or landmark, e.g. "Varanasi"; after a comma, its country or region when the name is ambiguous, e.g. "Paris, Texas"'),
         latitude: z.number().min(-90).max(90).optional().describe('Known latitude, e.g. from spiritualDestinationsTool; skips the name lookup'),
         longitude: z.number().min(-180).max(180).optional().describe('Known longitude, given together with latitude'),
