@@ -42,6 +42,18 @@ describe('toApiError', () => {
     expect(bodyOf(modelCallFailed(429))).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED', details: { upstreamStatus: 429 } } });
   });
 
+  it("passes the upstream's Retry-After on in whole seconds, at most a day", () => {
+    const limited = (headers: Record<string, string>) => {
+      const { body } = bodyOf(new APICallError({ message: 'slow down', url: 'https://models.internal/v1', requestBodyValues: {}, statusCode: 429, responseHeaders: headers }));
+      return body.details?.retryAfterSeconds;
+    };
+    expect(limited({ 'retry-after': '30' })).toBe(30);
+    expect(limited({ 'retry-after-ms': '1500' })).toBe(2);
+    expect(limited({ 'retry-after': '99999999999999999999' })).toBe(86_400);
+    expect(limited({ 'retry-after': new Date(Date.now() + 7 * 86_400_000).toUTCString() })).toBe(86_400);
+    expect(limited({ 'retry-after': 'soon' })).toBeUndefined();
+  });
+
   it('finds the failed model call inside a RetryError (its last attempt) and inside a cause chain', () => {
     expect(bodyOf(retried(modelCallFailed(429))).status).toBe(429);
     expect(bodyOf(new Error('agent failed', { cause: retried(modelCallFailed(503)) })).body.details).toEqual({ upstreamStatus: 503 });

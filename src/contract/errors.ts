@@ -271,10 +271,16 @@ export function upstreamRetryAfterMs(call: UpstreamAnswer): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-/** The upstream's wait in whole seconds, as a 429 passes it on. */
+/**
+ * The longest wait a 429 passes on. An upstream's header is not ours to vouch for: past a day a
+ * client is better told to come back tomorrow than, say, "in 1e+23 s" (not an integer at all).
+ */
+export const MAX_PASSED_ON_RETRY_AFTER_SECONDS = 86_400;
+
+/** The upstream's wait in whole seconds, as a 429 passes it on: at most a day. */
 export function upstreamRetryAfterSeconds(call: UpstreamAnswer | undefined): number | undefined {
   const waitMs = call && upstreamRetryAfterMs(call);
-  return waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+  return waitMs === undefined ? undefined : Math.min(Math.ceil(waitMs / 1000), MAX_PASSED_ON_RETRY_AFTER_SECONDS);
 }
 
 /** The `Retry-After` header of a known wait: the same number as `details.retryAfterSeconds`. */
