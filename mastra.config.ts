@@ -24,11 +24,25 @@ export function schemeOf(url: string): string | undefined {
   return /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
 }
 
+/**
+ * An http(s) URL of a server the service calls. A user name or password in it would go out in every error
+ * message that names the URL (fetch refuses such a URL on every call, naming it); a key goes in its own setting.
+ */
+const serverUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((url) => !URL.canParse(url) || !holdsCredentials(new URL(url)), {
+    error: 'must not hold a user name or password (user:password@): fetch refuses such a URL; give a key in its own setting',
+  });
+
+function holdsCredentials({ username, password }: URL): boolean {
+  return Boolean(username || password);
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4111),
   HOST: z.string().trim().min(1).default('localhost'),
   OPENAI_API_KEY: optionalString,
-  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPENAI_BASE_URL: serverUrl.optional(),
   OPENAI_API: z.enum(['chat', 'responses']).default('chat'),
   MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
   MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
@@ -44,8 +58,8 @@ const EnvSchema = z.object({
       error: `must start with ${DATABASE_SCHEMES_TEXT}, or be "none" to switch storage off`,
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
-  OPEN_METEO_GEOCODING_URL: z.url({ protocol: /^https?$/ }).default('https://geocoding-api.open-meteo.com'),
-  OPEN_METEO_FORECAST_URL: z.url({ protocol: /^https?$/ }).default('https://api.open-meteo.com'),
+  OPEN_METEO_GEOCODING_URL: serverUrl.default('https://geocoding-api.open-meteo.com'),
+  OPEN_METEO_FORECAST_URL: serverUrl.default('https://api.open-meteo.com'),
   STREAM_KEEPALIVE_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
   // Turns and limits (README "Turns and limits"): every turn and every connection is bounded in time and memory.
   MODEL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(60_000),
@@ -60,7 +74,7 @@ const EnvSchema = z.object({
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Authentication: off when neither a secret nor a JWKS URL is set (local use).
   MASTRA_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 needs a 256-bit secret)').optional(),
-  AUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AUTH_JWKS_URL: serverUrl.optional(),
   AUTH_ISSUER: optionalString,
   AUTH_AUDIENCE: optionalString,
   // Rate limiting per client (token subject, else address); 0 switches it off.
@@ -69,7 +83,7 @@ const EnvSchema = z.object({
   // Speech-to-text (POST /stt): see sttConfig below.
   STT_PROVIDER: z.enum(['openai', 'local']).optional(),
   STT_MODEL: z.string().trim().min(1).default('whisper-1'),
-  STT_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STT_BASE_URL: serverUrl.optional(),
   STT_API_KEY: optionalString,
   // The local engine (PocketSphinx): its model folder, and how many decoder processes (each ~160 MB) it may run.
   STT_LOCAL_MODEL_DIR: optionalString,

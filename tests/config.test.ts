@@ -95,6 +95,17 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a server URL holding a user name or password, without repeating it: fetch refuses such a URL on every call, naming it', () => {
+    const keys = ['OPENAI_BASE_URL', 'STT_BASE_URL', 'AUTH_JWKS_URL', 'OPEN_METEO_GEOCODING_URL', 'OPEN_METEO_FORECAST_URL'];
+    for (const key of keys) {
+      const env = { OPENAI_API_KEY: 'sk-test', AUTH_AUDIENCE: 'companion', [key]: 'https://alice:PASSWORD-CANARY@server.example/v1' };
+      expect(() => parseConfig(env), key).toThrowError(
+        `Invalid configuration:\n  ${key}: must not hold a user name or password (user:password@): fetch refuses such a URL; give a key in its own setting`,
+      );
+    }
+    expect(() => parseConfig({ OPENAI_BASE_URL: 'https://alice@server.example/v1' })).toThrowError(/OPENAI_BASE_URL: must not hold a user name/);
+  });
+
   it('refuses a DATABASE_URL it has no store for, naming the schemes it has', () => {
     expect(() => parseConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(
       /DATABASE_URL: must start with file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//,
