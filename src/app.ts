@@ -180,7 +180,7 @@ export async function createMastra(config: Config): Promise<Mastra> {
 
 export async function createCompanion(config: Config, overrides: CompanionOverrides = {}): Promise<Companion> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  const tracing = config.tracing && (await createTracing({ storePath: config.tracing.storePath, logLevel: config.logLevel, logger }));
+  const tracing = config.tracing && (await createTracing({ storePath: config.tracing.storePath, logger }));
   const storage = createStorage(config.databaseUrl, logger);
   const memory = createMemory(storage, config.memory);
   const rateLimitStore = createRateLimitStore(config, logger);

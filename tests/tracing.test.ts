@@ -105,6 +105,26 @@ describe('tracing on', () => {
     }
   });
 
+  it("keeps no log lines with the traces: they would skip the log's redaction (the model server's message, at debug the conversation)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'companion-traces-'));
+    const { app, mastra, close } = await companion({ TRACING: 'on', DATA_DIR: dataDir, LOG_LEVEL: 'debug', MODEL_MAX_RETRIES: '0' });
+    try {
+      model.script({ error: { status: 500, message: 'boom sk-LOGCANARY-1234' } });
+      const failed = await app.request(GENERATE, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'My secret diary' }], threadId: 'diary', resourceId: 'ana' }),
+      });
+      expect(failed.status).toBe(500);
+      await weatherTurn(app);
+      await firstTrace(app, mastra);
+      const store = await mastra.getStorage()!.getStore('observability');
+      expect((await store!.listLogs({ pagination: { page: 0, perPage: 100 } })).logs).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('costs only the traces, never a turn, when the trace store cannot be opened', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'companion-traces-'));
     // A folder where the DuckDB file should be: the store can never open it.

@@ -16,8 +16,6 @@ import type { Observability } from '@mastra/observability';
 export interface TracingOptions {
   /** The DuckDB file; its folder is created. */
   storePath: string;
-  /** Mastra log lines at or above this level are kept with the traces (Studio's Logs page). */
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
   logger: IMastraLogger;
 }
 
@@ -34,7 +32,7 @@ const TRACE_SERVICE_NAME = 'companion-agent';
  * Loaded only with tracing on: DuckDB's engine (a native library, 10 MB resident) and Mastra's observability would
  * otherwise be 13 MB of every process's memory, and 40 ms of its start, in production, where tracing is off.
  */
-export async function createTracing({ storePath, logLevel, logger }: TracingOptions): Promise<Tracing> {
+export async function createTracing({ storePath, logger }: TracingOptions): Promise<Tracing> {
   const [{ DuckDBStore }, { MastraStorageExporter, Observability }] = await Promise.all([import('@mastra/duckdb'), import('@mastra/observability')]);
   mkdirSync(dirname(storePath), { recursive: true });
   // Small and single-threaded: a debugging aid must not compete with the turns it records.
@@ -55,7 +53,9 @@ export async function createTracing({ storePath, logLevel, logger }: TracingOpti
       default: {
         serviceName: TRACE_SERVICE_NAME,
         exporters: [new MastraStorageExporter()],
-        logging: { level: logLevel },
+        // Mastra would also copy its log lines here, past the log's redaction (the model server's message, which
+        // can quote a key; at debug the conversation): they go to stdout only, redacted.
+        logging: { enabled: false },
       },
     },
   });
