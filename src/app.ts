@@ -31,6 +31,7 @@ import { accessLog, TRACE_HEADER, traceId } from './routes/trace-id.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
 import { authenticate } from './security/authenticate.ts';
 import { createCorsOrigin } from './security/cors-origin.ts';
+import { localHostGuard } from './security/host-guard.ts';
 import { PostgresRateLimitStore } from './security/postgres-rate-limit-store.ts';
 import { queryGuard } from './security/query-guard.ts';
 import { readTimeouts } from './security/read-timeouts.ts';
@@ -271,6 +272,7 @@ export async function createCompanion(config: Config, overrides: CompanionOverri
   mastra.setServerMiddleware([
     { path: '*', handler: accessLog },
     { path: '*', handler: discardUnreadBody() },
+    ...(config.server.mode === 'development' ? [{ path: '*', handler: localHostGuard(traceId) }] : []),
     { path: '*', handler: leaveFramingToNode },
     { path: '*', handler: readTimeouts(config.server) },
     { path: '*', handler: optionsThrough(routeGate, traceId) },

@@ -435,6 +435,30 @@ describe('CORS', () => {
     });
   });
 
+  it("development serves only localhost names and IP addresses: a page whose name resolves to this machine (DNS rebinding) reads no one's threads", async () => {
+    const owned = { threadId: 'diary', resourceId: 'alice' };
+    const messagesAt = (origin: string) => `${origin}/threads/diary/messages?resourceId=alice`;
+    await withApp({ SERVER_MODE: 'development' }, async (service) => {
+      service.model.script({ text: 'I hear you.' });
+      expect((await service.post(GENERATE, { ...userSays('My secret diary'), ...owned })).status).toBe(200);
+      for (const path of [messagesAt('http://rebind.attacker.example:4111'), 'http://rebind.attacker.example:4111/api/memory/threads?resourceId=alice&agentId=companionAgent', 'http://rebind.attacker.example:4111/']) {
+        const refused = await service.get(path);
+        expect(refused.status, path).toBe(403);
+        expect(await refused.json()).toMatchObject({ code: 'FORBIDDEN', details: { host: 'rebind.attacker.example' } });
+        expect(refused.headers.get('x-trace-id')).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      for (const origin of ['http://localhost:4111', 'http://127.0.0.1:4111', 'http://[::1]:4111']) {
+        expect((await service.get(messagesAt(origin))).status, origin).toBe(200);
+      }
+    });
+    // Production is reached by names of its own, through proxies.
+    await withApp({}, async (service) => {
+      service.model.script({ text: 'I hear you.' });
+      expect((await service.post(GENERATE, { ...userSays('My secret diary'), ...owned })).status).toBe(200);
+      expect((await service.get(messagesAt('https://companion.example.com'))).status).toBe(200);
+    });
+  });
+
   it('allows localhost origins in development by default', async () => {
     await withApp({ SERVER_MODE: 'development' }, async (service) => {
       expect((await preflight(service, 'http://localhost:5173')).headers.get('access-control-allow-origin')).toBe('http://localhost:5173');

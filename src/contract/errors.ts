@@ -124,6 +124,11 @@ export function unsafeQueryKey(key: string) {
   return invalidRequest(`Query parameter "${key}" is not allowed.`, { parameter: key });
 }
 
+/** A development server's request named by a site's name: a page of that site reached it (DNS rebinding). */
+export function hostNotAllowed(hostname: string) {
+  return new ApiError(403, 'FORBIDDEN', `The development server answers only localhost and IP addresses, not ${hostname}.`, { host: hostname });
+}
+
 export function routeNotFound(method: string, path: string) {
   return new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`, { method, path });
 }
