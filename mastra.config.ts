@@ -18,6 +18,7 @@ const optionalString = z.string().trim().optional();
 
 /** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */
 const DATABASE_SCHEMES = ['file:', 'libsql:', 'http:', 'https:', 'postgres:', 'postgresql:'];
+const LIBSQL_SERVER_SCHEMES = ['libsql:', 'http:', 'https:'];
 export const DATABASE_SCHEMES_TEXT = 'file:, libsql://, http(s):// or postgres(ql)://';
 
 export function schemeOf(url: string): string | undefined {
@@ -56,6 +57,10 @@ const EnvSchema = z.object({
     // Checked here, not only in createStorage, so a typo stops start-up alongside every other bad key.
     .refine((url) => url === undefined || url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
       error: `must start with ${DATABASE_SCHEMES_TEXT}, or be "none" to switch storage off`,
+    })
+    // A LibSQL server is called with fetch, as every other server (PostgreSQL takes its password in the URL).
+    .refine((url) => !url || !LIBSQL_SERVER_SCHEMES.includes(schemeOf(url) ?? '') || !URL.canParse(url) || !holdsCredentials(new URL(url)), {
+      error: 'a LibSQL server URL must not hold a user name or password (user:password@); give its token as ?authToken=',
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),
   OPEN_METEO_GEOCODING_URL: serverUrl.default('https://geocoding-api.open-meteo.com'),

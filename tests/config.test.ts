@@ -104,6 +104,13 @@ describe('configuration', () => {
       );
     }
     expect(() => parseConfig({ OPENAI_BASE_URL: 'https://alice@server.example/v1' })).toThrowError(/OPENAI_BASE_URL: must not hold a user name/);
+    for (const url of ['libsql://alice:PASSWORD-CANARY@db.example', 'http://alice:PASSWORD-CANARY@127.0.0.1:8080']) {
+      expect(() => parseConfig({ DATABASE_URL: url }), url).toThrowError(
+        'Invalid configuration:\n  DATABASE_URL: a LibSQL server URL must not hold a user name or password (user:password@); give its token as ?authToken=',
+      );
+    }
+    expect(parseConfig({ DATABASE_URL: 'postgres://companion:secret@db.example/companion' }).databaseUrl).toBe('postgres://companion:secret@db.example/companion');
+    expect(parseConfig({ DATABASE_URL: 'libsql://db.example?authToken=abc' }).databaseUrl).toBe('libsql://db.example?authToken=abc');
   });
 
   it('refuses a DATABASE_URL it has no store for, naming the schemes it has', () => {
