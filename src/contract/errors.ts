@@ -410,9 +410,13 @@ export function errorBody(error: ApiError, options: { isDevelopment: boolean }):
  */
 export const AI_SDK_ERROR_NAME = /^AI_\w+/;
 
-/** The failure's own stack, where it happened; an AI SDK error's first line says what the body's `error` says. */
+/**
+ * The failure's own stack, where it happened; an AI SDK error's heading (its message, of as many lines as the
+ * model server wrote) says what the body's `error` says.
+ */
 function developmentStack(error: ApiError): string | undefined {
   const cause = error.cause instanceof Error ? error.cause : error;
   if (!cause.stack || !AI_SDK_ERROR_NAME.test(cause.name)) return cause.stack;
-  return cause.stack.replace(/^.*$/m, `${cause.name}: ${error.message}`);
+  const framesAt = cause.stack.search(/\n\s+at /);
+  return `${cause.name}: ${error.message}${framesAt < 0 ? '' : cause.stack.slice(framesAt)}`;
 }
