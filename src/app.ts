@@ -85,11 +85,6 @@ export interface Companion {
   close(): Promise<void>;
 }
 
-/**
- * Turn order across replicas needs the store's help: PostgreSQL advisory locks.
- * The other stores are opened by one process (a LibSQL file), or by replicas the
- * README asks to keep on one thread each; their turns are ordered in process.
- */
 /** A temporary folder the service cannot write must not stop it: `/stt` alone needs one, and says so when it fails. */
 function scratchFolder(parent: string, logger: IMastraLogger): ScratchFolder {
   try {
@@ -100,6 +95,11 @@ function scratchFolder(parent: string, logger: IMastraLogger): ScratchFolder {
   }
 }
 
+/**
+ * Turn order across replicas needs the store's help: PostgreSQL advisory locks.
+ * The other stores are opened by one process (a LibSQL file), or by replicas the
+ * README asks to keep on one thread each; their turns are ordered in process.
+ */
 function createTurnLock(config: Config, logger: IMastraLogger): TurnLock {
   const local = new InProcessTurnLock({ maxQueued: config.turns.maxQueued });
   if (!config.databaseUrl || !isPostgresUrl(config.databaseUrl)) return local;

@@ -5,7 +5,7 @@
  * that need no audio are in stt.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -113,6 +113,16 @@ describe('accepted audio', () => {
 
     expect(status).toBe(200);
     expect(route.recorder.calls.map((call) => call.options.language)).toEqual([undefined, undefined]);
+  });
+
+  it('keeps answering after a temporary-folder cleaner removed the scratch folder', async () => {
+    const before = new Set(readdirSync(route.tempDir));
+    const cleaned = await route.app({ engine: route.recorder.engine });
+    const [scratch] = readdirSync(route.tempDir).filter((name) => !before.has(name));
+    rmSync(join(route.tempDir, scratch!), { recursive: true });
+
+    const { status, body } = await postStt(cleaned, audioForm(await audio.read('speech.wav'), 'speech.wav'));
+    expect([status, body.transcript]).toEqual([200, 'hello there']);
   });
 
   it('accepts a file of exactly the limit and refuses one byte more with 413', async () => {

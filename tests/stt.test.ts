@@ -112,7 +112,7 @@ it('refuses a compressed upload with 415, naming its content coding', async () =
 
 // The scratch folder is made as the service starts: a temporary folder it cannot write stopped every start.
 it('starts without a writable temporary folder, and only /stt fails', async () => {
-  const app = await route.app({ engine: route.recorder.engine, tempDir: '/nonexistent/companion-tmp' });
+  const app = await route.app({ engine: route.recorder.engine, tempDir: '/dev/null/companion-tmp' });
   expect((await app.request('/health')).status).toBe(200);
   const response = await postStt(app, audioForm(silentWav(), 'memo.wav'));
   expect(response).toMatchObject({ status: 500, body: { code: 'AUDIO_PROCESSING_ERROR' } });

@@ -116,6 +116,24 @@ describe('local engine: stopping', () => {
   });
 });
 
+describe('local engine: its files', () => {
+  it('keeps hearing its places after a temporary-folder cleaner removed its companion model, once its idle workers have gone', async () => {
+    const tempDir = mkdtempSync(join(scratch, 'cleaned-'));
+    const cleaned = createLocalEngine({ workers: 1, idleTimeoutMs: 100, vocabulary: companionVocabulary(), tempDir });
+    try {
+      const said = PLACE_PHRASES[0];
+      expect((await cleaned.transcribe(upload({ path: await speech(said), format: 'wav' }), {})).transcript).toContain('varanasi');
+      rmSync(tempDir, { recursive: true, force: true });
+      // Past the idle timeout: the next transcription starts a worker, which reads the companion model.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      expect((await cleaned.transcribe(upload({ path: await speech(said), format: 'wav' }), {})).transcript).toContain('varanasi');
+    } finally {
+      await cleaned.close();
+    }
+  }, 60_000);
+});
+
 describe('local engine: errors', () => {
   it('refuses another language with a 400 that names the one it supports', async () => {
     const file = upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' });

@@ -7,10 +7,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream, existsSync, rmSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApiError, invalidRequest } from '../contract/errors.ts';
 import { configuredModelMissing, transcriptionFailed } from '../contract/stt.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
@@ -19,6 +18,7 @@ import { PCM_OUTPUT_OPTIONS, probeReadiness } from './probe.ts';
 import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
 import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
 import type { CompanionVocabulary } from './companion-vocabulary.ts';
+import { freshFolderIn } from './scratch-folder.ts';
 import { SphinxPool } from './sphinx-pool.ts';
 import { missingPackageError } from './system-packages.ts';
 
@@ -59,17 +59,18 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   const settings: LocalEngineOptions & typeof LOCAL_ENGINE_DEFAULTS = { ...LOCAL_ENGINE_DEFAULTS, ...given };
   let companionDir: string | undefined;
   let pool: Promise<SphinxPool> | undefined;
+  let rewriting: Promise<unknown> | undefined;
   const removeCompanionDir = () => companionDir && rmSync(companionDir, { recursive: true, force: true });
+  const writeCompanion = (dir: string) => writeCompanionModel(dir, settings.vocabulary!, modelFiles(settings.modelDir).dictionary);
 
   /** The pool, made on first use, once the companion model (if any) is written for its workers to load. */
   async function createPool(): Promise<SphinxPool> {
     const decoder: DecoderSettings = { modelDir: settings.modelDir, libraryPath: settings.libraryPath };
     if (settings.vocabulary) {
-      companionDir = await mkdtemp(join(settings.tempDir, 'stt-vocabulary-'));
+      companionDir = await freshFolderIn(settings.tempDir, 'stt-vocabulary-');
       // Mastra's server ends the process on SIGTERM without closing the service's parts: the files go then too.
       process.once('exit', removeCompanionDir);
-      const files = await writeCompanionModel(companionDir, settings.vocabulary, modelFiles(settings.modelDir).dictionary);
-      decoder.companion = { ...files, weight: COMPANION_WEIGHT };
+      decoder.companion = { ...(await writeCompanion(companionDir)), weight: COMPANION_WEIGHT };
     }
     return new SphinxPool({ size: Math.max(1, settings.workers), idleTimeoutMs: settings.idleTimeoutMs, settings: decoder });
   }
@@ -79,6 +80,18 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
       throw error;
     });
     return pool;
+  }
+  /**
+   * The companion model where the pool's workers read it, each time one starts: a temporary-folder cleaner removes
+   * it after days without `/stt` (idle workers exit meanwhile), and every worker started since had failed.
+   */
+  async function companionModelInPlace(): Promise<void> {
+    const dir = companionDir;
+    if (!dir || existsSync(dir)) return;
+    rewriting ??= mkdir(dir, { recursive: true, mode: 0o700 })
+      .then(() => writeCompanion(dir))
+      .finally(() => (rewriting = undefined));
+    await rewriting;
   }
 
   let libraryFound = false;
@@ -108,11 +121,13 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
       signal?.throwIfAborted();
       const problem = await recogniserProblem();
       if (problem) throw problem;
+      const pool = await decoderPool();
+      await companionModelInPlace();
       const transcript = await transcribeFile(audio, {
         ffmpegPath: settings.ffmpegPath,
         chunkSeconds: settings.chunkSeconds,
         inFlight: Math.max(1, settings.workers) + 1,
-        pool: await decoderPool(),
+        pool,
         signal,
       });
       return { transcript, language: SUPPORTED_LANGUAGE };

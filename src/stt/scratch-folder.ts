@@ -7,6 +7,7 @@
  * pid). Another host's folders (containers sharing a temporary folder, each with its own pids) are left alone.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,6 +39,15 @@ export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST)
   }
   const path = mkdtempSync(join(parent, `${PREFIX}${host.name}.${process.pid}.`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh folder inside the scratch folder, which is made again first if something removed it: a temporary-folder
+ * cleaner removes what has not been touched for days (systemd-tmpfiles: 10), and `/stt` had failed until a restart.
+ */
+export async function freshFolderIn(scratch: string, prefix: string): Promise<string> {
+  await mkdir(scratch, { recursive: true, mode: 0o700 });
+  return mkdtemp(join(scratch, prefix));
 }
 
 function modifiedBefore(folder: string, time: number) {

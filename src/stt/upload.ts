@@ -5,13 +5,14 @@
  */
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ApiError, fromZodError, invalidRequest } from '../contract/errors.ts';
 import { audioTooLarge, sttFields, type SttFields } from '../contract/stt.ts';
+import { freshFolderIn } from './scratch-folder.ts';
 
 const AUDIO_FIELD = 'audio';
 
@@ -50,7 +51,7 @@ export async function withAudioUpload<T>(request: Request, options: UploadOption
   if (Number(request.headers.get('content-length')) > options.maxBytes + FRAMING_ALLOWANCE_BYTES) throw audioTooLarge(options.maxBytes);
   if (!request.body) throw invalidRequest(`No audio file: the request has no body; ${CURL_HINT}.`);
 
-  const folder = await mkdtemp(join(options.tempDir, 'stt-'));
+  const folder = await freshFolderIn(options.tempDir, 'stt-');
   try {
     return await use(await receive(request.body, contentType, join(folder, 'upload'), options));
   } finally {
