@@ -16,8 +16,10 @@ RUN npm run build
 
 FROM node:24-bookworm-slim
 # /stt transcribes on the machine: PocketSphinx with its US English model, ffmpeg to decode uploads.
+# tini runs as PID 1: the kernel spares PID 1 every signal it has no handler for (a `docker stop` while Node
+# loads), and reaps what the decoders' processes leave.
 RUN apt-get update \
-  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us ffmpeg \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us ffmpeg tini \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
@@ -33,4 +35,5 @@ EXPOSE 4111
 # Liveness only (/health); point an orchestrator's readiness probe at /ready.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "index.mjs"]

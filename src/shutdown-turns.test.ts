@@ -4,16 +4,12 @@ import type { ApiError } from './contract/errors.ts';
 import { stopTurnsBeforeTheDrainEnds, type SignalledProcess } from './shutdown-turns.ts';
 import { RunningTurns } from './threads/running-turns.ts';
 
-/** A process whose signals the test sends, and which records what it was told to kill. */
+/** A process whose signals the test sends, and which records the statuses it was told to exit with. */
 function fakeProcess() {
   const events = new EventEmitter();
-  const killed: Array<[number, string]> = [];
-  const kill = (pid: number, signal: string) => {
-    killed.push([pid, signal]);
-    return true;
-  };
-  const host = Object.assign(events, { pid: 4242, kill });
-  return { host: host as unknown as SignalledProcess & EventEmitter, killed };
+  const exited: number[] = [];
+  const host = Object.assign(events, { exit: (status: number) => void exited.push(status) });
+  return { host: host as unknown as SignalledProcess & EventEmitter, exited };
 }
 
 /** A running turn, and the reason it was stopped with, if it was. */
@@ -28,7 +24,7 @@ describe('stopTurnsBeforeTheDrainEnds', () => {
 
   it("stops the running turns a second before the drain ends, beside Mastra's own shutdown", () => {
     vi.useFakeTimers();
-    const { host, killed } = fakeProcess();
+    const { host, exited } = fakeProcess();
     const turns = new RunningTurns();
     const stopped = runningTurn(turns);
     stopTurnsBeforeTheDrainEnds(turns, 5_000, host);
@@ -39,17 +35,16 @@ describe('stopTurnsBeforeTheDrainEnds', () => {
     expect(stopped).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(stopped.map((reason) => reason.code)).toEqual(['MODEL_ERROR']);
-    expect(killed).toEqual([]);
+    expect(exited).toEqual([]);
   });
 
-  it('a signal before Mastra has its shutdown in place stops the process as Node would, instead of being swallowed', () => {
-    const { host, killed } = fakeProcess();
+  it('a signal before Mastra has its shutdown in place exits with the status a shell gives the signal (PID 1 would ignore it sent again)', () => {
+    const { host, exited } = fakeProcess();
     const turns = new RunningTurns();
     stopTurnsBeforeTheDrainEnds(turns, 5_000, host);
 
     host.emit('SIGINT', 'SIGINT');
-    expect(killed).toEqual([[4242, 'SIGINT']]);
-    // Its own listener is gone by then, so the signal sent again meets Node's default: the process ends.
-    expect(host.listenerCount('SIGINT')).toBe(0);
+    host.emit('SIGTERM', 'SIGTERM');
+    expect(exited).toEqual([130, 143]);
   });
 });

@@ -6,26 +6,26 @@
  * stored as far as it got, and the process exits once they have ended (CompanionMastra in app.ts).
  */
 import { SERVICE_STOPPING } from './contract/errors.ts';
+import { exitStatusOf, shutdownInPlace, STOP_SIGNALS } from './stop-signals.ts';
 import type { RunningTurns } from './threads/running-turns.ts';
 
 /** Time for a stopped turn to send its `error` event and store its reply before the connections close. */
 const STOP_BEFORE_THE_DRAIN_ENDS_MS = 1_000;
 
-const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
-
 /** What of `process` the signal handling uses. */
-export type SignalledProcess = Pick<NodeJS.Process, 'once' | 'listenerCount' | 'kill' | 'pid'>;
+export type SignalledProcess = Pick<NodeJS.Process, 'once' | 'off' | 'listenerCount' | 'exit'>;
 
 export function stopTurnsBeforeTheDrainEnds(turns: RunningTurns, drainTimeoutMs: number, host: SignalledProcess = process): void {
   const stopLater = (signal: NodeJS.Signals) => {
     // Mastra installs its shutdown once the server has started its workers (with tracing on, well after it listens).
     // A signal before that has no one else to stop the process, and a listener takes away Node's default: without
-    // this, the process went on running. It stops as Node stops it.
+    // this, the process went on running. It exits, as it would have while starting (stop-signals.ts).
     if (host.listenerCount(signal) === 0) {
-      host.kill(host.pid, signal);
+      host.exit(exitStatusOf(signal));
       return;
     }
     setTimeout(() => turns.stopAll(SERVICE_STOPPING), Math.max(0, drainTimeoutMs - STOP_BEFORE_THE_DRAIN_ENDS_MS)).unref();
   };
-  for (const signal of SIGNALS) host.once(signal, stopLater);
+  for (const signal of STOP_SIGNALS) host.once(signal, stopLater);
+  shutdownInPlace(host);
 }

@@ -61,6 +61,12 @@ describe('Dockerfile', () => {
     expect(runtime.find((i) => i.keyword === 'VOLUME')?.args).toBe('["/app/data"]');
   });
 
+  it('runs the service under tini: as PID 1, Node would ignore a stop signal while it loads, and reap no orphaned decoder', () => {
+    expect(runtime.find((i) => i.keyword === 'ENTRYPOINT')?.args).toBe('["/usr/bin/tini", "--"]');
+    const installs = runtime.filter((i) => i.keyword === 'RUN' && i.args.includes('apt-get install')).map((i) => i.args);
+    expect(installs.join(' ').split(/\s+/)).toContain('tini');
+  });
+
   it('probes /health', () => {
     const healthcheck = runtime.find((i) => i.keyword === 'HEALTHCHECK');
     expect(healthcheck?.args).toMatch(/CMD .*\/health/);

@@ -1,5 +1,7 @@
-import { expect, it } from 'vitest';
-import { startService } from './fixtures/service.ts';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { expect, it, vi } from 'vitest';
+import { freePort, spawnService, startService } from './fixtures/service.ts';
 
 // Mastra installs its signal handlers once the server has started its workers: with tracing on, a while after the
 // server says it is ready (when this test sends its signal). A signal before that once left the process running.
@@ -9,4 +11,26 @@ it('a SIGTERM right after start-up stops the process', async () => {
   const outcome = await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000, 'still running'))]);
   if (outcome !== 'stopped') await service.stop('SIGKILL');
   expect(outcome).toBe('stopped');
+}, 30_000);
+
+/** Whether the process is well into loading the service's modules: over 100 MB (Node alone holds about 45, the ready service over 250). */
+function loadsTheService(pid: number): boolean {
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) > 100 * 1024;
+}
+
+// As a container's PID 1 (`node` run without an init) the kernel ignores a signal the process has no handler for:
+// one sent while the service loaded its modules was never acted on, and the container was killed at the end of its
+// grace period. The service handles the stop signals itself from its first line (not the kernel's default action,
+// which is what PID 1 is spared), once its modules are loaded: by exiting, or by Mastra's shutdown if it is in place.
+it('a SIGTERM while the service still loads is handled by the service, which exits', async () => {
+  const { child, output } = spawnService({ HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn' });
+  let ready = false;
+  child.on('message', (message: { type?: string }) => (ready ||= message?.type === 'server-ready'));
+  const exited = once(child, 'exit');
+  await vi.waitFor(() => expect(loadsTheService(child.pid!)).toBe(true), { timeout: 20_000, interval: 2 });
+  const readyWhenSignalled = ready;
+  child.kill('SIGTERM');
+  const [code, signal] = await exited;
+  expect({ signal, readyWhenSignalled }, output()).toEqual({ signal: null, readyWhenSignalled: false });
+  expect([0, 143], output()).toContain(code);
 }, 30_000);

@@ -3,7 +3,10 @@
  * built by the composition root from the environment's configuration.
  */
 import { exitOnListenFailure } from '../listen-failure.ts';
+import { exitOnStopSignalsWhileStarting } from '../stop-signals.ts';
 
+// As early as this module runs (see stop-signals.ts; a container runs the build under tini as well).
+exitOnStopSignalsWhileStarting();
 // The configuration first, then the service (see loadConfig). Both imported here, not at the top: a bundle
 // that kept the configuration in this module's chunk would have the service import it back while it waits.
 const { loadConfig } = await import('../../mastra.config.ts');
