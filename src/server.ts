@@ -3,6 +3,7 @@
  * environment's configuration, without the Studio UI (`npm run dev` has it).
  */
 import type { Server } from 'node:http';
+import { refuseToStartOn } from './startup-refusal.ts';
 import { exitOnStopSignalsWhileStarting } from './stop-signals.ts';
 
 // Before the service's modules load (seconds on a cold start): see stop-signals.ts.
@@ -18,6 +19,6 @@ const [{ createNodeServer }, { applyReadTimeouts }, { createMastra, SERVER_OPTIO
   import('./app.ts'),
 ]);
 
-const server = (await createNodeServer(await createMastra(config), SERVER_OPTIONS)) as Server;
+const server = (await createNodeServer(await refuseToStartOn(createMastra(config)), SERVER_OPTIONS)) as Server;
 // At once, before any request: see src/security/read-timeouts.ts.
 applyReadTimeouts(server, config.server);

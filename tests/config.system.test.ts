@@ -43,6 +43,12 @@ describe('configuration', () => {
     expect(output.trim()).toBe('PORT/HOST: no-such-host.invalid:4111 names a host that cannot be found');
   });
 
+  it('stops start-up with one line naming the setting when the database folder cannot be made or written (exit code 1)', async () => {
+    const { code, output } = await runServiceToExit({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: '/dev/null/data' });
+    expect(code).toBe(1);
+    expect(output.trim()).toBe('DATABASE_URL/DATA_DIR: the database /dev/null/data/companion.db cannot be written there (ENOTDIR)');
+  });
+
   // DuckDB's engine, only the traces' store, was mapped into every process: 10 MB resident, in production too.
   it('loads the trace store (DuckDB) only with TRACING=on', async () => {
     for (const tracing of ['off', 'on']) {

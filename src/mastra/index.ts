@@ -3,6 +3,7 @@
  * built by the composition root from the environment's configuration.
  */
 import { exitOnListenFailure } from '../listen-failure.ts';
+import { refuseToStartOn } from '../startup-refusal.ts';
 import { exitOnStopSignalsWhileStarting } from '../stop-signals.ts';
 
 // As early as this module runs (see stop-signals.ts; a container runs the build under tini as well).
@@ -15,4 +16,4 @@ const config = loadConfig();
 exitOnListenFailure(config.server);
 const { createMastra } = await import('../app.ts');
 
-export const mastra = await createMastra(config);
+export const mastra = await refuseToStartOn(createMastra(config));

@@ -2,7 +2,7 @@
  * @module The persistence store `DATABASE_URL` names: LibSQL (a local file or a
  * libSQL server) or PostgreSQL.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
@@ -13,6 +13,7 @@ import { PostgresStore } from '@mastra/pg';
 import pg from 'pg';
 import { DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
 import { outsideRequests } from '../observability/request-trace.ts';
+import { StartupRefusal } from '../startup-refusal.ts';
 
 const STORE_ID = 'companion-store';
 
@@ -52,7 +53,7 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
   const scheme = schemeOf(databaseUrl);
   switch (scheme) {
     case 'file:':
-      ensureParentDirectory(databaseUrl);
+      ensureWritableDatabaseFile(databaseUrl);
       return new LibSQLFileStore(databaseUrl);
     case 'libsql:':
     case 'http:':
@@ -167,10 +168,21 @@ export function isPostgresUrl(databaseUrl: string): boolean {
   return scheme === 'postgres:' || scheme === 'postgresql:';
 }
 
-// LibSQL creates the database file but not its folder (`./data` on a fresh clone).
-function ensureParentDirectory(fileUrl: string) {
+/**
+ * LibSQL creates the database file but not its folder (`./data` on a fresh clone). A folder or file the service
+ * cannot write would fail its first query with the driver's stack: it is refused at start-up, in one line.
+ */
+function ensureWritableDatabaseFile(fileUrl: string) {
   const path = filePathOf(fileUrl);
-  if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (!path || path === ':memory:') return;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    accessSync(dirname(path), constants.W_OK);
+    if (existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unknown';
+    throw new StartupRefusal(`DATABASE_URL/DATA_DIR: the database ${path} cannot be written there (${reason})`);
+  }
 }
 
 /** The path a `file:` URL names (`file:///abs`, `file:/abs`, `file:./relative`), or `:memory:`. */
