@@ -102,6 +102,14 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
     expect(lost).toHaveLength(1);
   });
 
+  // A graceful stop of every replica that had served a turn logged "turn lock connection lost".
+  it('reports no lost connection when it is closed', async () => {
+    const a = replica();
+    (await a.acquire({ threadId: 'thread-1' }, open()))();
+    await a.close();
+    expect(connectionErrors).toEqual([]);
+  });
+
   it('answers MEMORY_NOT_INITIALIZED when the store is unreachable, and holds nothing for the turn', async () => {
     const lock = new PostgresTurnLock('postgres://postgres@127.0.0.1:9/none', new InProcessTurnLock({ maxQueued: 0 }));
     locks.push(lock);

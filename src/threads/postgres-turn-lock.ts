@@ -52,6 +52,7 @@ export class PostgresTurnLock implements TurnLock {
   readonly #local: TurnLock;
   readonly #pollMs: number;
   readonly #onConnectionError: (error: Error) => void;
+  #closed = false;
   #connection: Promise<pg.Client> | undefined;
   /** Told when the connection their locks live on is lost. */
   readonly #holders = new Set<(error: Error) => void>();
@@ -87,6 +88,8 @@ export class PostgresTurnLock implements TurnLock {
   }
 
   async close() {
+    // Its connection ends now because it is asked to, not because it was lost.
+    this.#closed = true;
     const connection = this.#connection;
     this.#connection = undefined;
     await connection?.then((client) => client.end()).catch(() => {});
@@ -144,7 +147,7 @@ export class PostgresTurnLock implements TurnLock {
         forgotten = true;
         if (this.#connection === connection) this.#connection = undefined;
         client.end().catch(() => {});
-        this.#onConnectionError(error);
+        if (!this.#closed) this.#onConnectionError(error);
         const holders = [...this.#holders];
         this.#holders.clear();
         for (const lost of holders) lost(error);
