@@ -290,6 +290,72 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
   });
 });
 
+describe('with the identity provider out of reach', () => {
+  let jwks: ReturnType<typeof createServer>;
+  let url: string;
+  /** What the key set URL answers now: the key set, an error status, or text that is no key set. */
+  let answer: 'keys' | 'status 500' | 'not JSON' = 'keys';
+  let sign: (claims: Record<string, unknown>, kid?: string) => Promise<string>;
+
+  beforeAll(async () => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'RS256', use: 'sig' };
+    jwks = createServer((_req, res) => {
+      if (answer === 'status 500') return res.writeHead(500).end('oops');
+      if (answer === 'not JSON') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
+    sign = (claims, kid = 'key-1') =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setAudience('companion').setExpirationTime('5m').sign(privateKey);
+  });
+  afterAll(() => new Promise((resolve) => jwks.close(resolve)));
+
+  /** A fresh app (jose keeps a fetched key set for minutes) and the failure lines it logs. */
+  async function appWith(env: Record<string, string> = {}) {
+    const { app, mastra } = await openApp(configFor({ AUTH_JWKS_URL: url, AUTH_AUDIENCE: 'companion', RATE_LIMIT_PER_MINUTE: '0', ...env }));
+    const failures: unknown[] = [];
+    const logger = mastra.getLogger();
+    const error = logger.error.bind(logger);
+    logger.error = (message, ...args) => (failures.push([message, ...args]), error(message, ...args));
+    return { app, failures };
+  }
+
+  it.each(['status 500', 'not JSON'] as const)('answers 503 AUTH_UNAVAILABLE, not 401, when the key set URL answers %s, and logs the failure', async (failure) => {
+    answer = failure;
+    const { app, failures } = await appWith();
+    const response = await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      error: "The identity provider's signing keys could not be fetched to check the token; try again shortly.",
+      code: 'AUTH_UNAVAILABLE',
+      details: {},
+    });
+    // The deepest cause's class: jose's refusal of the answer, or the JSON parser's.
+    const errorClass = failure === 'not JSON' ? 'SyntaxError' : 'JOSEError';
+    expect(failures).toContainEqual(['request failed', expect.objectContaining({ code: 'AUTH_UNAVAILABLE', status: 503, errorClass })]);
+  });
+
+  it('answers 503 when the key set URL cannot be reached, and still 401 for a token no key of a reachable key set signed', async () => {
+    const unreachable = await appWith({ AUTH_JWKS_URL: `http://127.0.0.1:${await freePort()}/jwks.json` });
+    expect((await call(unreachable.app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) })).status).toBe(503);
+
+    answer = 'keys';
+    const { app } = await appWith();
+    expect((await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }, 'key-unknown') })).status).toBe(401);
+    expect((await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) })).status).toBe(200);
+  });
+
+  it('with a shared secret too, takes its tokens while the identity provider is out of reach, and answers 503 for the provider\'s', async () => {
+    answer = 'status 500';
+    const { app } = await appWith({ MASTRA_JWT_SECRET: SECRET });
+    expect((await call(app, 'GET', '/threads', { token: await hs256({ sub: 'carol' }) })).status).toBe(200);
+    expect((await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) })).status).toBe(503);
+    expect((await call(app, 'GET', '/threads', { token: 'not-a-token' })).status).toBe(401);
+  });
+});
+
 describe('rate limiting', () => {
   afterAll(() => vi.useRealTimers());
 

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'TOOL_EXECUTION_FAILED',
   'MEMORY_NOT_INITIALIZED',
   'AUDIO_PROCESSING_ERROR',
+  'AUTH_UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -76,6 +77,11 @@ export function fromZodError(error: z.ZodError, subject = 'request body') {
 
 export function unauthorized(message: string) {
   return new ApiError(401, 'UNAUTHORIZED', message, {}, undefined, { 'www-authenticate': 'Bearer' });
+}
+
+/** The identity provider's keys could not be fetched: no token can be checked, and none is at fault. */
+export function authUnavailable(cause: unknown) {
+  return new ApiError(503, 'AUTH_UNAVAILABLE', "The identity provider's signing keys could not be fetched to check the token; try again shortly.", {}, cause);
 }
 
 export function forbiddenResource() {

@@ -116,7 +116,10 @@ const AGENT_ERRORS = {
   '500': errorResponse(
     'MODEL_ERROR (no model configured, the model failed or could not be reached), MEMORY_NOT_INITIALIZED (threadId/resourceId given but the store is off or unreachable, or it failed during the turn). A failed tool is no HTTP error: its tool-result carries isError and the run goes on',
   ),
-  '503': errorResponse('MODEL_ERROR with details.reason "shutting-down": the service is stopping (SIGTERM) and the turn outlived SHUTDOWN_DRAIN_MS; send it again'),
+  '503': errorResponse(
+    'MODEL_ERROR with details.reason "shutting-down": the service is stopping (SIGTERM) and the turn outlived SHUTDOWN_DRAIN_MS; send it again. ' +
+      "AUTH_UNAVAILABLE (authentication by AUTH_JWKS_URL): the identity provider's signing keys could not be fetched to check the token; try again shortly",
+  ),
   '504': errorResponse('MODEL_ERROR with details.timeout: the model sent nothing for MODEL_IDLE_TIMEOUT_MS ("idle"), or the turn outgrew MODEL_TIMEOUT_MS ("turn")'),
 };
 
@@ -228,7 +231,7 @@ const CUSTOM_ROUTE_ERRORS = {
     ...errorResponse('INVALID_REQUEST for bad parameters or body; NOT_FOUND for a missing (or another owner’s) resource; RATE_LIMITED'),
     headers: { 'Retry-After': { description: "Seconds to wait, on a 429 of this client's request limit", schema: { type: 'integer' } } },
   },
-  '5XX': errorResponse('MEMORY_NOT_INITIALIZED, AUDIO_PROCESSING_ERROR or another server-side failure'),
+  '5XX': errorResponse("MEMORY_NOT_INITIALIZED, AUDIO_PROCESSING_ERROR, AUTH_UNAVAILABLE (the identity provider's signing keys could not be fetched) or another server-side failure"),
 };
 
 export interface CustomRoute {

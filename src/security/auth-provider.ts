@@ -8,11 +8,11 @@
  * that takes it off a turn without a thread (native-call.ts).
  */
 import { MastraJwtAuth } from '@mastra/auth';
-import { CompositeAuth, type MastraAuthProvider } from '@mastra/core/server';
+import { CompositeAuth, type MastraAuthProvider, type MastraAuthRequest } from '@mastra/core/server';
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../mastra.config.ts';
 import { isSafeId } from '../contract/ids.ts';
-import { JwksAuth } from './jwks-auth.ts';
+import { JwksAuth, KeySetUnavailable } from './jwks-auth.ts';
 import { REQUIRED_CLAIMS } from './token-claims.ts';
 
 type Claims = { sub?: unknown };
@@ -35,6 +35,33 @@ class Hs256Auth extends MastraJwtAuth {
   }
 }
 
+/**
+ * Mastra's CompositeAuth, but for one thing: it takes any provider's failure for a refused token, and an identity
+ * provider out of reach is not the token's fault (503, not 401). That failure is passed on when no provider took it.
+ */
+class EitherTokenAuth extends CompositeAuth {
+  readonly #providers: MastraAuthProvider[];
+
+  constructor(providers: MastraAuthProvider[]) {
+    super(providers);
+    this.#providers = providers;
+  }
+
+  override async authenticateToken(token: string, request: MastraAuthRequest): Promise<unknown> {
+    let unavailable: KeySetUnavailable | undefined;
+    for (const provider of this.#providers) {
+      try {
+        const user = await provider.authenticateToken(token, request);
+        if (user) return user;
+      } catch (error) {
+        if (error instanceof KeySetUnavailable) unavailable = error;
+      }
+    }
+    if (unavailable) throw unavailable;
+    return null;
+  }
+}
+
 export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | undefined {
   const providers: MastraAuthProvider[] = [];
   if (auth.jwtSecret) {
@@ -47,5 +74,5 @@ export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | u
   }
   if (auth.jwks) providers.push(new JwksAuth(auth.jwks));
   if (providers.length === 0) return undefined;
-  return providers.length === 1 ? providers[0] : new CompositeAuth(providers);
+  return providers.length === 1 ? providers[0] : new EitherTokenAuth(providers);
 }

@@ -8,9 +8,10 @@
 import type { MiddlewareHandler } from 'hono';
 import type { MastraAuthProvider } from '@mastra/core/server';
 import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
-import { unauthorized } from '../contract/errors.ts';
+import { authUnavailable, unauthorized } from '../contract/errors.ts';
 import { subjectOf } from './auth-provider.ts';
 import { bearerToken } from './bearer-token.ts';
+import { KeySetUnavailable } from './jwks-auth.ts';
 
 export interface AuthenticateOptions {
   provider: MastraAuthProvider;
@@ -27,13 +28,19 @@ export function authenticate({ provider, isPublicRequest = () => false }: Authen
     if (c.req.method === 'OPTIONS' || isPublicRequest(c.req.method, c.req.path)) return next();
     const authorization = c.req.header('authorization');
     const token = bearerToken(authorization);
-    const user = token ? await provider.authenticateToken(token, c.req).catch(() => null) : null;
+    const user = token ? await provider.authenticateToken(token, c.req).catch(refusedUnlessUnavailable) : null;
     const caller = user ? subjectOf(user as { sub?: unknown }) : undefined;
     // The service's error handler answers it, as every other failure (with its stack in development).
     if (!caller) throw unauthorized(refusalOf(authorization, token));
     c.get('requestContext').set(MASTRA_RESOURCE_ID_KEY, caller);
     return next();
   };
+}
+
+/** A provider's failure is a refused token, but for an identity provider out of reach: a 503 and its failure line. */
+function refusedUnlessUnavailable(error: unknown): null {
+  if (error instanceof KeySetUnavailable) throw authUnavailable(error);
+  return null;
 }
 
 function refusalOf(authorization: string | undefined, token: string | undefined): string {

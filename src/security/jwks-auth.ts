@@ -5,7 +5,7 @@
  */
 import type { IUserProvider, User } from '@mastra/core/auth';
 import { MastraAuthProvider } from '@mastra/core/server';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { bearerToken } from './bearer-token.ts';
 import { REQUIRED_CLAIMS } from './token-claims.ts';
 
@@ -20,15 +20,42 @@ export interface JwksAuthOptions {
 // Asymmetric algorithms only: a JWKS holds public keys, so an HMAC token "signed" with one is a forgery.
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
+/** The key set could not be fetched (unreachable, slow, not a key set): a token cannot be checked, whatever it is. */
+export class KeySetUnavailable extends Error {
+  override readonly name = 'KeySetUnavailable';
+}
+
+/** What jose throws when the key set itself fails, rather than the token's key lookup in it. */
+function isKeySetFailure(error: unknown): boolean {
+  return (
+    error instanceof TypeError || // fetch: unreachable
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC') // not 200, not JSON
+  );
+}
+
+/** The remote key set, whose own failures are told apart from a token that names no key of it. */
+function remoteKeys(url: URL): JWTVerifyGetKey {
+  // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
+  const keys = createRemoteJWKSet(url);
+  return async (header, token) => {
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      throw isKeySetFailure(error) ? new KeySetUnavailable('the identity provider\'s key set could not be fetched', { cause: error }) : error;
+    }
+  };
+}
+
 export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserProvider {
-  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  private readonly keys: JWTVerifyGetKey;
   private readonly options: JwksAuthOptions;
 
   constructor(options: JwksAuthOptions) {
     super({ name: 'jwks' });
     this.options = options;
-    // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
-    this.keys = createRemoteJWKSet(new URL(options.jwksUrl));
+    this.keys = remoteKeys(new URL(options.jwksUrl));
   }
 
   async authenticateToken(token: string): Promise<JWTPayload | null> {
@@ -40,7 +67,8 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
         requiredClaims: REQUIRED_CLAIMS,
       });
       return payload;
-    } catch {
+    } catch (error) {
+      if (error instanceof KeySetUnavailable) throw error;
       return null;
     }
   }
@@ -55,7 +83,8 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
    */
   async getCurrentUser(request: Request): Promise<User | null> {
     const token = bearerToken(request.headers.get('authorization'));
-    const claims = token ? await this.authenticateToken(token) : null;
+    // Studio's sign-in state: with the key set out of reach, no one is signed in.
+    const claims = token ? await this.authenticateToken(token).catch(() => null) : null;
     return claims && (await this.authorizeUser(claims)) ? { id: claims.sub as string } : null;
   }
 
