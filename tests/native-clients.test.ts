@@ -1,5 +1,5 @@
 import { MastraClient, RequestContext } from '@mastra/client-js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { conversationOf, GENERATE, STREAM, startApp, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { seedThread } from './fixtures/seed-thread.ts';
 import { readFrames } from './fixtures/sse.ts';
@@ -199,6 +199,24 @@ it('logs a native stream that fails after its 200 once, as a SPEC stream', async
   const stream = await (await h.post(STREAM, { messages: 'Hi' }, { 'x-mastra-client-type': 'client-js' })).text();
   expect(stream).toContain('"type":"error"');
   expect(h.loggedErrors().filter((message) => message === 'request failed')).toHaveLength(1);
+});
+
+it("names the failed model call in a native stream's failure line as a SPEC stream's does: its class and upstream status (its 429 at warn)", async () => {
+  const logger = h.mastra.getLogger();
+  const errors = vi.spyOn(logger, 'error');
+  const warnings = vi.spyOn(logger, 'warn');
+  try {
+    for (const status of [500, 429]) {
+      h.model.script({ error: { status, message: 'upstream trouble' } });
+      await (await h.post(STREAM, { messages: 'Hi' }, { 'x-mastra-client-type': 'client-js' })).text();
+    }
+    const failureLines = (spy: typeof errors) => spy.mock.calls.filter(([message]) => message === 'request failed').map(([, line]) => line);
+    expect(failureLines(errors)).toEqual([expect.objectContaining({ code: 'MODEL_ERROR', status: 500, errorClass: 'AI_APICallError', upstreamStatus: 500 })]);
+    expect(failureLines(warnings)).toEqual([expect.objectContaining({ code: 'RATE_LIMITED', status: 429, errorClass: 'AI_APICallError', upstreamStatus: 429 })]);
+  } finally {
+    errors.mockRestore();
+    warnings.mockRestore();
+  }
 });
 
 /** HS256 tokens as `MASTRA_JWT_SECRET` makes the service expect them; the subject is the user. */

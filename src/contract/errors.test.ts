@@ -4,7 +4,7 @@ import { HTTPException as MastraHTTPException } from '@mastra/server/server-adap
 import { APICallError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, causeChain, describeFailure, errorBody, errorBodySchema, fromZodError, toApiError } from './errors.ts';
+import { ApiError, causeChain, describeFailure, errorBody, errorBodySchema, fromSerializedFailure, fromZodError, toApiError } from './errors.ts';
 
 function modelCallFailed(statusCode?: number) {
   return new APICallError({
@@ -108,6 +108,13 @@ describe('describeFailure', () => {
     const failure = describeFailure(toApiError(new Error('Input processor error', { cause: serialized })));
     expect(failure).toEqual({ code: 'MEMORY_NOT_INITIALIZED', status: 500, errorClass: 'SqliteError', errorCode: 'SQLITE_FULL', upstreamStatus: undefined });
     expect(JSON.stringify(failure)).not.toContain('companion.db');
+  });
+
+  it("names a failed model call Mastra's native stream serialized (its class, the upstream status), as a live one", () => {
+    const serialized = (statusCode: number) => ({ name: 'AI_APICallError', message: 'boom sk-live-123', statusCode, url: 'https://models.internal/v1', requestBodyValues: { messages: [] } });
+    expect(describeFailure(fromSerializedFailure(serialized(500)))).toEqual({ code: 'MODEL_ERROR', status: 500, errorClass: 'AI_APICallError', errorCode: undefined, upstreamStatus: 500 });
+    expect(describeFailure(fromSerializedFailure(serialized(429)))).toMatchObject({ code: 'RATE_LIMITED', status: 429, errorClass: 'AI_APICallError', upstreamStatus: 429 });
+    expect(errorBody(fromSerializedFailure(serialized(500)), { isDevelopment: true }).stack).not.toContain('sk-live-123');
   });
 
   it('gives no code where none is a code, and the type of a root that has no name', () => {

@@ -346,8 +346,13 @@ export function describeFailure(error: ApiError) {
     errorClass: root instanceof Error ? root.name : (nameOf(root) ?? typeof root),
     // The driver's or the system's code (SQLITE_FULL, ECONNREFUSED) under the answer's own: what failed, without its message.
     errorCode: chain.slice(1).map(errorCodeOf).findLast(Boolean),
-    upstreamStatus: failedModelCall(error.cause)?.statusCode,
+    // A serialized failed call is no APICallError any more: its status is the one the answer names.
+    upstreamStatus: failedModelCall(error.cause)?.statusCode ?? upstreamStatusIn(error.details),
   };
+}
+
+function upstreamStatusIn(details: Record<string, unknown>): number | undefined {
+  return typeof details.upstreamStatus === 'number' ? details.upstreamStatus : undefined;
 }
 
 function nameOf(error: unknown): string | undefined {
@@ -373,7 +378,9 @@ export function toolFailed(message: string): ApiError {
 export function fromSerializedFailure(error: unknown): ApiError {
   const { name, statusCode, responseHeaders } = (error ?? {}) as { name?: unknown; statusCode?: unknown; responseHeaders?: unknown };
   const answer = responseHeaders && typeof responseHeaders === 'object' ? { responseHeaders: responseHeaders as Record<string, string> } : undefined;
-  return classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined, answer);
+  const classified = classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined, answer);
+  // Its cause for the failure line (the class it names); no answer shows more of a cause than its class.
+  return new ApiError(classified.status, classified.code, classified.message, classified.details, error, classified.headers);
 }
 
 /**
