@@ -41,9 +41,10 @@ import { studioShell } from './security/studio-shell.ts';
 import { threadClaimGuard } from './security/thread-claim-guard.ts';
 import { MAX_AUDIO_BYTES } from './contract/stt.ts';
 import { createSttEngine } from './stt/index.ts';
+import type { EngineReadiness, SttEngine } from './stt/engine.ts';
 import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
-import { openScratchFolder, type ScratchFolder } from './stt/scratch-folder.ts';
+import { openScratchFolder, scratchProblem, type ScratchFolder } from './stt/scratch-folder.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { MASTRA_DELETION_PATHS, queueMastraDeletions } from './threads/queued-deletion.ts';
 import { RunningTurns } from './threads/running-turns.ts';
@@ -83,6 +84,12 @@ export interface Companion {
   /** The turns running now, which a shutdown stops and waits for. */
   runningTurns: RunningTurns;
   close(): Promise<void>;
+}
+
+/** `/stt` can work: its engine, and a scratch folder to receive uploads in. */
+async function sttReadiness(engine: SttEngine, scratch: string): Promise<EngineReadiness> {
+  const problem = await scratchProblem(scratch);
+  return problem ? { ok: false, detail: problem } : engine.readiness();
 }
 
 /** A temporary folder the service cannot write must not stop it: `/stt` alone needs one, and says so when it fails. */
@@ -232,7 +239,7 @@ export async function createCompanion(config: Config, overrides: CompanionOverri
       middleware: [
         traceId,
         queryGuard,
-        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttEngine.readiness() }),
+        createReadyRoute({ store: storeCheck(storage), model: modelCheck(config.model), [`stt-${sttEngine.name}`]: () => sttReadiness(sttEngine, scratch.path) }),
         errors.envelope,
         routeGate,
         ...securityMiddleware(config, auth, rateLimitStore),

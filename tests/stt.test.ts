@@ -117,6 +117,10 @@ it('starts without a writable temporary folder, and only /stt fails', async () =
   const response = await postStt(app, audioForm(silentWav(), 'memo.wav'));
   expect(response).toMatchObject({ status: 500, body: { code: 'AUDIO_PROCESSING_ERROR' } });
   expect(route.recorder.calls).toEqual([]);
+  // An instance that cannot transcribe is not ready.
+  const ready = await app.request('/ready');
+  expect(ready.status).toBe(503);
+  expect((await ready.json()).checks['stt-local']).toEqual({ ok: false, detail: 'Uploads cannot be received: the temporary folder cannot be written (ENOTDIR).' });
 });
 
 describe('an upload over the limit', () => {

@@ -7,7 +7,7 @@
  * pid). Another host's folders (containers sharing a temporary folder, each with its own pids) are left alone.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { access, constants, mkdir, mkdtemp } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -48,6 +48,17 @@ export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST)
 export async function freshFolderIn(scratch: string, prefix: string): Promise<string> {
   await mkdir(scratch, { recursive: true, mode: 0o700 });
   return mkdtemp(join(scratch, prefix));
+}
+
+/** Why uploads cannot be received in the scratch folder now, if they cannot (readiness: `/stt` would answer 500). */
+export async function scratchProblem(scratch: string): Promise<string | undefined> {
+  try {
+    await mkdir(scratch, { recursive: true, mode: 0o700 });
+    await access(scratch, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return `Uploads cannot be received: the temporary folder cannot be written (${(error as NodeJS.ErrnoException).code ?? 'unknown'}).`;
+  }
 }
 
 function modifiedBefore(folder: string, time: number) {
