@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, retryAfterHeader } from '../src/contract/errors.ts';
 import { sttResponse } from '../src/contract/stt.ts';
 import type { SttEngine } from '../src/stt/engine.ts';
-import { createOpenAIEngine } from '../src/stt/openai-engine.ts';
+import { createOpenAIEngine, MAX_ANSWER_BYTES } from '../src/stt/openai-engine.ts';
 import { children } from './fixtures/child-processes.ts';
 import { audioFixtures, handedToEngine, silentWav, SPEECH_VARIANTS, type AudioFixtures } from './fixtures/audio.ts';
 import { deferred, startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
@@ -422,6 +422,28 @@ describe('the openai engine, against the OpenAI stand-in', () => {
       error: 'The speech-to-text provider is rate limiting requests; try again shortly.',
       code: 'RATE_LIMITED',
       details: { upstreamStatus: 429, retryAfterSeconds: 7 },
+    });
+  });
+
+  it('a provider whose 200 holds no transcription → 500 AUDIO_PROCESSING_ERROR saying so', async () => {
+    standIn.script({ error: { status: 200, message: 'not a transcription' } });
+
+    const response = await postStt(openai, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+
+    expect(response).toMatchObject({
+      status: 500,
+      body: { error: "The speech-to-text provider's answer could not be read as a transcription.", code: 'AUDIO_PROCESSING_ERROR', details: { upstreamStatus: 200 } },
+    });
+  });
+
+  it('a provider answering more than MAX_ANSWER_BYTES → 500 AUDIO_PROCESSING_ERROR, the rest unread', async () => {
+    standIn.script({ text: 'a'.repeat(MAX_ANSWER_BYTES + 1) });
+
+    const response = await postStt(openai, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+
+    expect(response).toMatchObject({
+      status: 500,
+      body: { error: "The speech-to-text provider's answer was over 16 MiB, far more than a transcript; it was not read.", code: 'AUDIO_PROCESSING_ERROR', details: {} },
     });
   });
 

@@ -188,6 +188,8 @@ export function providerFailure({ status, retryAfterSeconds, cause }: ProviderFa
   }
   if (status === 400 || status === 415 || status === 422) return fail(400, 'INVALID_REQUEST', 'The speech-to-text provider could not use this audio file.');
   if (status === 413) return fail(413, 'INVALID_REQUEST', 'The audio file is larger than the speech-to-text provider accepts.');
+  // A success status on a failed call: the answer came, but was no transcription (cut off, not JSON, no text).
+  if (status < 300) return fail(500, 'AUDIO_PROCESSING_ERROR', "The speech-to-text provider's answer could not be read as a transcription.");
   return fail(500, 'AUDIO_PROCESSING_ERROR', `The speech-to-text provider failed (upstream status ${status}).`);
 }
 

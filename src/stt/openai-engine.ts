@@ -6,8 +6,8 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { APICallError, RetryError, transcribe } from 'ai';
 import { readFile } from 'node:fs/promises';
-import { upstreamRetryAfterSeconds } from '../contract/errors.ts';
-import { languageCodeOfName, providerFailure, toSttError } from '../contract/stt.ts';
+import { causeChain, upstreamRetryAfterSeconds } from '../contract/errors.ts';
+import { languageCodeOfName, providerFailure, toSttError, transcriptionFailed } from '../contract/stt.ts';
 import type { SttEngine } from './engine.ts';
 import { probeReadiness } from './probe.ts';
 
@@ -21,8 +21,37 @@ export interface OpenAIEngineOptions {
   maxRetries: number;
 }
 
+/**
+ * The most of a speech server's answer read. An hour of audio (the upload limit) makes a transcript of tens of KB,
+ * under a megabyte as verbose JSON with its segments; a server answering without end had the whole answer held in
+ * memory (300 MB took the process to 1.8 GB).
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+class AnswerTooLarge extends Error {
+  override readonly name = 'AnswerTooLarge';
+}
+
+/** `fetch`, whose answers end in an error past `maxBytes` (the rest is not read: the connection is cancelled). */
+function boundedFetch(maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    let read = 0;
+    const bounded = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        read += chunk.byteLength;
+        if (read > maxBytes) controller.error(new AnswerTooLarge(`the answer is over ${maxBytes} bytes`));
+        else controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(bounded), response);
+  };
+}
+
 export function createOpenAIEngine({ apiKey, baseURL, model, maxRetries }: OpenAIEngineOptions): SttEngine {
-  const transcriptionModel = withEveryWhisperLanguage(createOpenAI({ apiKey, baseURL }).transcription(model));
+  const provider = createOpenAI({ apiKey, baseURL, fetch: boundedFetch(MAX_ANSWER_BYTES) });
+  const transcriptionModel = withEveryWhisperLanguage(provider.transcription(model));
   const formatOptions = languageReportingFormat(model);
   return {
     name: 'openai',
@@ -80,6 +109,9 @@ function languageReportingFormat(model: string): { responseFormat?: 'verbose_jso
 }
 
 function classify(error: unknown) {
+  if (causeChain(error).some((cause) => cause instanceof AnswerTooLarge)) {
+    return transcriptionFailed(`The speech-to-text provider's answer was over ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, far more than a transcript; it was not read.`, error);
+  }
   // After the last retry the SDK wraps the provider's answer in a RetryError.
   const failure = RetryError.isInstance(error) ? error.lastError : error;
   if (!APICallError.isInstance(failure)) return toSttError(error);
