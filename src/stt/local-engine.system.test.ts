@@ -2,7 +2,7 @@
  * The local engine on real speech: sentences spoken by flite, in every upload format, short and long.
  * Needs Debian's pocketsphinx, pocketsphinx-en-us, ffmpeg and flite: without them these tests fail.
  */
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -128,6 +128,24 @@ describe('local engine: its files', () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
 
       expect((await cleaned.transcribe(upload({ path: await speech(said), format: 'wav' }), {})).transcript).toContain('varanasi');
+    } finally {
+      await cleaned.close();
+    }
+  }, 60_000);
+
+  it('and after a cleaner removed only its files (a cleaner goes by each file\'s age), for every transcription at once', async () => {
+    const tempDir = mkdtempSync(join(scratch, 'cleaned-'));
+    const cleaned = createLocalEngine({ workers: 2, idleTimeoutMs: 100, vocabulary: companionVocabulary(), tempDir });
+    try {
+      const said = PLACE_PHRASES[0];
+      const file = upload({ path: await speech(said), format: 'wav' });
+      expect((await cleaned.transcribe(file, {})).transcript).toContain('varanasi');
+      const [companionDir] = readdirSync(tempDir);
+      for (const name of readdirSync(join(tempDir, companionDir!))) rmSync(join(tempDir, companionDir!, name));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      const transcripts = await Promise.all([cleaned.transcribe(file, {}), cleaned.transcribe(file, {})]);
+      expect(transcripts.map(({ transcript }) => transcript.includes('varanasi'))).toEqual([true, true]);
     } finally {
       await cleaned.close();
     }

@@ -16,9 +16,9 @@ import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transc
 import { chunkAtPauses, isSilent } from './pcm-chunker.ts';
 import { PCM_OUTPUT_OPTIONS, probeReadiness } from './probe.ts';
 import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
-import { COMPANION_WEIGHT, writeCompanionModel } from './companion-model.ts';
+import { COMPANION_WEIGHT, writeCompanionModel, type CompanionModelFiles } from './companion-model.ts';
 import type { CompanionVocabulary } from './companion-vocabulary.ts';
-import { freshFolderIn } from './scratch-folder.ts';
+import { freshFolderIn, ownScratchFolder } from './scratch-folder.ts';
 import { SphinxPool } from './sphinx-pool.ts';
 import { missingPackageError } from './system-packages.ts';
 
@@ -58,6 +58,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   const settings: LocalEngineOptions & typeof LOCAL_ENGINE_DEFAULTS = { ...LOCAL_ENGINE_DEFAULTS, ...given };
   let companionDir: string | undefined;
+  let companionFiles: CompanionModelFiles | undefined;
   let pool: Promise<SphinxPool> | undefined;
   let rewriting: Promise<unknown> | undefined;
   const removeCompanionDir = () => companionDir && rmSync(companionDir, { recursive: true, force: true });
@@ -70,7 +71,8 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
       companionDir = await freshFolderIn(settings.tempDir, 'stt-vocabulary-');
       // Mastra's server ends the process on SIGTERM without closing the service's parts: the files go then too.
       process.once('exit', removeCompanionDir);
-      decoder.companion = { ...(await writeCompanion(companionDir)), weight: COMPANION_WEIGHT };
+      companionFiles = await writeCompanion(companionDir);
+      decoder.companion = { ...companionFiles, weight: COMPANION_WEIGHT };
     }
     return new SphinxPool({ size: Math.max(1, settings.workers), idleTimeoutMs: settings.idleTimeoutMs, settings: decoder });
   }
@@ -87,8 +89,11 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
    */
   async function companionModelInPlace(): Promise<void> {
     const dir = companionDir;
-    if (!dir || existsSync(dir)) return;
-    rewriting ??= mkdir(dir, { recursive: true, mode: 0o700 })
+    if (!dir || !companionFiles) return;
+    // While it is being written again, every transcription waits for it, not only the first.
+    if (!rewriting && existsSync(companionFiles.dictionary) && existsSync(companionFiles.languageModel)) return;
+    rewriting ??= ownScratchFolder(settings.tempDir)
+      .then(() => mkdir(dir, { recursive: true, mode: 0o700 }))
       .then(() => writeCompanion(dir))
       .finally(() => (rewriting = undefined));
     await rewriting;

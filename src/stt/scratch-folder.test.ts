@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openScratchFolder } from './scratch-folder.ts';
+import { freshFolderIn, openScratchFolder, scratchProblem } from './scratch-folder.ts';
 
 let parent: string;
 beforeEach(() => {
@@ -56,4 +56,23 @@ it('removes its own folder, with what is in it', () => {
   writeFileSync(join(scratch.path, 'upload'), 'audio');
   scratch.remove();
   expect(readdirSync(parent)).toEqual([]);
+});
+
+it('makes its folder again when something removed it, and takes it only while it is its own', async () => {
+  const { path } = openScratchFolder(parent, thisHost);
+  rmSync(path, { recursive: true });
+  const upload = await freshFolderIn(path, 'stt-');
+  expect(upload.startsWith(`${path}/stt-`)).toBe(true);
+  expect(await scratchProblem(path)).toBeUndefined();
+
+  // Made meanwhile by someone else, in a shared temporary folder: writable by others, or a link to elsewhere.
+  rmSync(path, { recursive: true });
+  mkdirSync(path, { mode: 0o777 });
+  chmodSync(path, 0o777);
+  await expect(freshFolderIn(path, 'stt-')).rejects.toMatchObject({ code: 'NOT_OWN_FOLDER' });
+  expect(await scratchProblem(path)).toBe('Uploads cannot be received: the temporary folder cannot be written (NOT_OWN_FOLDER).');
+  rmSync(path, { recursive: true });
+  symlinkSync(mkdtempSync(join(parent, 'elsewhere-')), path);
+  await expect(freshFolderIn(path, 'stt-')).rejects.toMatchObject({ code: 'NOT_OWN_FOLDER' });
+  expect(readdirSync(parent).filter((name) => name.startsWith('elsewhere-')).flatMap((name) => readdirSync(join(parent, name)))).toEqual([]);
 });

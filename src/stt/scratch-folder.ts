@@ -7,7 +7,7 @@
  * pid). Another host's folders (containers sharing a temporary folder, each with its own pids) are left alone.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { access, constants, mkdir, mkdtemp } from 'node:fs/promises';
+import { access, constants, lstat, mkdir, mkdtemp } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,19 +41,34 @@ export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST)
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** The scratch folder's name was taken by another user, or is no folder of this service's any more. */
+class NotOwnFolder extends Error {
+  readonly code = 'NOT_OWN_FOLDER';
+}
+
 /**
- * A fresh folder inside the scratch folder, which is made again first if something removed it: a temporary-folder
- * cleaner removes what has not been touched for days (systemd-tmpfiles: 10), and `/stt` had failed until a restart.
+ * The scratch folder, made again if something removed it (a temporary-folder cleaner takes what went untouched for
+ * days: systemd-tmpfiles, 10; `/stt` had failed until a restart), and used only while it is still the service's
+ * own: in a shared temporary folder another user could have made one of that name meanwhile, and swapped what the
+ * service writes in it.
  */
-export async function freshFolderIn(scratch: string, prefix: string): Promise<string> {
+export async function ownScratchFolder(scratch: string): Promise<void> {
   await mkdir(scratch, { recursive: true, mode: 0o700 });
+  const folder = await lstat(scratch);
+  const othersMayWrite = (folder.mode & 0o022) !== 0;
+  if (!folder.isDirectory() || folder.uid !== process.getuid?.() || othersMayWrite) throw new NotOwnFolder(`${scratch} is not this service's own folder`);
+}
+
+/** A fresh folder inside the scratch folder (see ownScratchFolder). */
+export async function freshFolderIn(scratch: string, prefix: string): Promise<string> {
+  await ownScratchFolder(scratch);
   return mkdtemp(join(scratch, prefix));
 }
 
 /** Why uploads cannot be received in the scratch folder now, if they cannot (readiness: `/stt` would answer 500). */
 export async function scratchProblem(scratch: string): Promise<string | undefined> {
   try {
-    await mkdir(scratch, { recursive: true, mode: 0o700 });
+    await ownScratchFolder(scratch);
     await access(scratch, constants.W_OK);
     return undefined;
   } catch (error) {
