@@ -138,12 +138,14 @@ describe('errorBody', () => {
     expect(body.stack!.split('\n').slice(1)).toEqual(failure.stack!.split('\n').slice(1));
   });
 
-  it("gives none of a model server's message of several lines", () => {
-    const failure = new APICallError({ message: 'Unauthorized\nline2 sk-live-456', url: 'https://models.internal/v1', requestBodyValues: {}, statusCode: 401 });
+  it("gives none of a model server's message of several lines, even lines that look like frames", () => {
+    const message = 'Unauthorized\n    at Proxy.handle (server.js:1:1)\nline3 sk-live-456';
+    const failure = new APICallError({ message, url: 'https://models.internal/v1', requestBodyValues: {}, statusCode: 401 });
     const { body } = bodyOf(failure, true);
     expect(body.stack).not.toContain('sk-live-456');
+    expect(body.stack).not.toContain('Proxy.handle');
     expect(body.stack!.split('\n')[0]).toBe(`AI_APICallError: ${body.error}`);
-    expect(body.stack!.split('\n').slice(1)).toEqual(failure.stack!.split('\n').slice(2));
+    expect(body.stack!.split('\n').slice(1)).toEqual(failure.stack!.split('\n').slice(3));
     expect(body.stack!.split('\n')[1]).toMatch(/^\s+at /);
   });
 });

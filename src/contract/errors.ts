@@ -430,6 +430,8 @@ export const AI_SDK_ERROR_NAME = /^AI_\w+/;
 function developmentStack(error: ApiError): string | undefined {
   const cause = error.cause instanceof Error ? error.cause : error;
   if (!cause.stack || !AI_SDK_ERROR_NAME.test(cause.name)) return cause.stack;
-  const framesAt = cause.stack.search(/\n\s+at /);
+  // V8 writes the heading as name, colon, message; a message may itself hold lines that look like frames.
+  const heading = `${cause.name}: ${cause.message}`;
+  const framesAt = cause.stack.startsWith(heading) ? heading.length : cause.stack.search(/\n\s+at /);
   return `${cause.name}: ${error.message}${framesAt < 0 ? '' : cause.stack.slice(framesAt)}`;
 }
