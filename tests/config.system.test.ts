@@ -44,9 +44,11 @@ describe('configuration', () => {
   });
 
   it('stops start-up with one line naming the setting when the database folder cannot be made or written (exit code 1)', async () => {
-    const { code, output } = await runServiceToExit({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: '/dev/null/data' });
-    expect(code).toBe(1);
-    expect(output.trim()).toBe('DATABASE_URL/DATA_DIR: the database /dev/null/data/companion.db cannot be written there (ENOTDIR)');
+    for (const tracing of ['off', 'on']) {
+      const { code, output } = await runServiceToExit({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: '/dev/null/data', TRACING: tracing });
+      expect(code, tracing).toBe(1);
+      expect(output.trim(), tracing).toBe('DATABASE_URL/DATA_DIR: the database /dev/null/data/companion.db cannot be written there (ENOTDIR)');
+    }
   });
 
   // DuckDB's engine, only the traces' store, was mapped into every process: 10 MB resident, in production too.

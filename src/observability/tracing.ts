@@ -34,7 +34,10 @@ const TRACE_SERVICE_NAME = 'companion-agent';
  */
 export async function createTracing({ storePath, logger }: TracingOptions): Promise<Tracing> {
   const [{ DuckDBStore }, { MastraStorageExporter, Observability }] = await Promise.all([import('@mastra/duckdb'), import('@mastra/observability')]);
-  mkdirSync(dirname(storePath), { recursive: true });
+  // A folder that cannot be made is the store's failure to open, below: it costs the traces only.
+  try {
+    mkdirSync(dirname(storePath), { recursive: true });
+  } catch {}
   // Small and single-threaded: a debugging aid must not compete with the turns it records.
   const traces = new DuckDBStore({ id: 'traces', path: storePath, memoryLimit: '256MB', threads: 1 });
   // Created once, here. Mastra (at start-up and on a turn's first storage call) and the exporter each
