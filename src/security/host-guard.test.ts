@@ -46,6 +46,7 @@ describe('localHostGuard', () => {
 
   it('reads names as the URL parser writes them', () => {
     expect(isLocalHostName(new URL('http://0x7f.1/').hostname)).toBe(true);
-    expect(isLocalHostName(new URL('http://localhost./').hostname)).toBe(false);
+    expect(isLocalHostName(new URL('http://localhost./').hostname)).toBe(true);
+    expect(isLocalHostName(new URL('http://attacker.example./').hostname)).toBe(false);
   });
 });

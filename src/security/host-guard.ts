@@ -22,7 +22,8 @@ export function localHostGuard(traceId: MiddlewareHandler): MiddlewareHandler {
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
-/** `hostname` as the URL parser gives it: lower case, an IPv6 address in brackets. */
+/** `hostname` as the URL parser gives it: lower case, an IPv6 address in brackets; a final dot changes nothing. */
 export function isLocalHostName(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || IPV4.test(hostname) || hostname.startsWith('[');
+  const name = hostname.replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || IPV4.test(name) || name.startsWith('[');
 }
