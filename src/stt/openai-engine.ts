@@ -32,7 +32,10 @@ class AnswerTooLarge extends Error {
   override readonly name = 'AnswerTooLarge';
 }
 
-/** `fetch`, whose answers end in an error past `maxBytes` (the rest is not read: the connection is cancelled). */
+/**
+ * `fetch`, whose answers end in an error past `maxBytes` (the rest is not read: the connection is cancelled). A 5xx
+ * that large is retried as any 5xx is (MODEL_MAX_RETRIES), each attempt read to the bound at most.
+ */
 function boundedFetch(maxBytes: number): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
