@@ -8,8 +8,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, existsSync, rmSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApiError, invalidRequest } from '../contract/errors.ts';
 import { configuredModelMissing, transcriptionFailed } from '../contract/stt.ts';
 import type { AudioUpload, EngineReadiness, SttEngine, TranscribeOptions, Transcription } from './engine.ts';
@@ -18,7 +19,7 @@ import { PCM_OUTPUT_OPTIONS, probeReadiness } from './probe.ts';
 import { hasModel, loadLibrary, MissingPackageError, modelFiles, SAMPLE_RATE, type DecoderSettings } from '../mastra/public/stt/pocketsphinx.ts';
 import { COMPANION_WEIGHT, writeCompanionModel, type CompanionModelFiles } from './companion-model.ts';
 import type { CompanionVocabulary } from './companion-vocabulary.ts';
-import { freshFolderIn, ownScratchFolder } from './scratch-folder.ts';
+import { ownFolder } from './scratch-folder.ts';
 import { SphinxPool } from './sphinx-pool.ts';
 import { missingPackageError } from './system-packages.ts';
 
@@ -68,7 +69,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   async function createPool(): Promise<SphinxPool> {
     const decoder: DecoderSettings = { modelDir: settings.modelDir, libraryPath: settings.libraryPath };
     if (settings.vocabulary) {
-      companionDir = await freshFolderIn(settings.tempDir, 'stt-vocabulary-');
+      companionDir = await mkdtemp(join(settings.tempDir, 'stt-vocabulary-'));
       // Mastra's server ends the process on SIGTERM without closing the service's parts: the files go then too.
       process.once('exit', removeCompanionDir);
       companionFiles = await writeCompanion(companionDir);
@@ -92,8 +93,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     if (!dir || !companionFiles) return;
     // While it is being written again, every transcription waits for it, not only the first.
     if (!rewriting && existsSync(companionFiles.dictionary) && existsSync(companionFiles.languageModel)) return;
-    rewriting ??= ownScratchFolder(settings.tempDir)
-      .then(() => mkdir(dir, { recursive: true, mode: 0o700 }))
+    rewriting ??= ownFolder(dir)
       .then(() => writeCompanion(dir))
       .finally(() => (rewriting = undefined));
     await rewriting;

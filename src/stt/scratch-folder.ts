@@ -41,34 +41,34 @@ export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST)
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** The scratch folder's name was taken by another user, or is no folder of this service's any more. */
+/** A folder's name was taken by another user, or is no folder of this service's any more. */
 class NotOwnFolder extends Error {
   readonly code = 'NOT_OWN_FOLDER';
 }
 
 /**
- * The scratch folder, made again if something removed it (a temporary-folder cleaner takes what went untouched for
- * days: systemd-tmpfiles, 10; `/stt` had failed until a restart), and used only while it is still the service's
- * own: in a shared temporary folder another user could have made one of that name meanwhile, and swapped what the
- * service writes in it.
+ * A folder of the service's, made again if something removed it (a temporary-folder cleaner takes what went
+ * untouched for days: systemd-tmpfiles, 10; `/stt` had failed until a restart), and used only while it is still the
+ * service's own: in a shared temporary folder another user could have made one of that name meanwhile, and swapped
+ * what the service writes in it.
  */
-export async function ownScratchFolder(scratch: string): Promise<void> {
-  await mkdir(scratch, { recursive: true, mode: 0o700 });
-  const folder = await lstat(scratch);
+export async function ownFolder(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const folder = await lstat(path);
   const othersMayWrite = (folder.mode & 0o022) !== 0;
-  if (!folder.isDirectory() || folder.uid !== process.getuid?.() || othersMayWrite) throw new NotOwnFolder(`${scratch} is not this service's own folder`);
+  if (!folder.isDirectory() || folder.uid !== process.getuid?.() || othersMayWrite) throw new NotOwnFolder(`${path} is not this service's own folder`);
 }
 
-/** A fresh folder inside the scratch folder (see ownScratchFolder). */
+/** A fresh folder inside the scratch folder (see ownFolder). */
 export async function freshFolderIn(scratch: string, prefix: string): Promise<string> {
-  await ownScratchFolder(scratch);
+  await ownFolder(scratch);
   return mkdtemp(join(scratch, prefix));
 }
 
 /** Why uploads cannot be received in the scratch folder now, if they cannot (readiness: `/stt` would answer 500). */
 export async function scratchProblem(scratch: string): Promise<string | undefined> {
   try {
-    await ownScratchFolder(scratch);
+    await ownFolder(scratch);
     await access(scratch, constants.W_OK);
     return undefined;
   } catch (error) {
