@@ -20,6 +20,14 @@ it('picks the store by the URL scheme', async () => {
   }
 });
 
+it("makes the database's folder for this user alone: the file holds every conversation, readable by all as LibSQL creates it", async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), 'companion-')), 'data');
+  const store = createStorage(`file:${join(folder, 'companion.db')}`) as LibSQLStore;
+  await store.init();
+  expect(statSync(folder).mode & 0o777).toBe(0o700);
+  await store.close();
+});
+
 it('rejects an unknown scheme, naming the supported ones but not the URL (it may hold a password)', () => {
   const creating = () => createStorage('mysql://user:secret@db/companion');
   expect(creating).toThrowError(/Unsupported DATABASE_URL scheme "mysql:": use file:, libsql:\/\/, http\(s\):\/\/ or postgres\(ql\):\/\//);

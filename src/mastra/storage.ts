@@ -169,14 +169,15 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 }
 
 /**
- * LibSQL creates the database file but not its folder (`./data` on a fresh clone). A folder or file the service
- * cannot write would fail its first query with the driver's stack: it is refused at start-up, in one line.
+ * LibSQL creates the database file but not its folder (`./data` on a fresh clone), which is made for this user alone:
+ * the file holds every conversation, and LibSQL creates it readable by all (under the usual umask). A folder or file
+ * the service cannot write would fail its first query with the driver's stack: it is refused at start-up, in one line.
  */
 function ensureWritableDatabaseFile(fileUrl: string) {
   const path = filePathOf(fileUrl);
   if (!path || path === ':memory:') return;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     accessSync(dirname(path), constants.W_OK);
     if (existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
   } catch (error) {

@@ -36,7 +36,7 @@ export async function createTracing({ storePath, logger }: TracingOptions): Prom
   const [{ DuckDBStore }, { MastraStorageExporter, Observability }] = await Promise.all([import('@mastra/duckdb'), import('@mastra/observability')]);
   // A folder that cannot be made is the store's failure to open, below: it costs the traces only.
   try {
-    mkdirSync(dirname(storePath), { recursive: true });
+    mkdirSync(dirname(storePath), { recursive: true, mode: 0o700 });
   } catch {}
   // Small and single-threaded: a debugging aid must not compete with the turns it records.
   const traces = new DuckDBStore({ id: 'traces', path: storePath, memoryLimit: '256MB', threads: 1 });
