@@ -44,7 +44,7 @@ import { createSttEngine } from './stt/index.ts';
 import type { EngineReadiness, SttEngine } from './stt/engine.ts';
 import { companionVocabulary } from './stt/companion-vocabulary.ts';
 import { createLocalEngine } from './stt/local-engine.ts';
-import { openScratchFolder, scratchProblem, type ScratchFolder } from './stt/scratch-folder.ts';
+import { openScratchFolder, scratchFolderLater, scratchProblem, type ScratchFolder } from './stt/scratch-folder.ts';
 import { PostgresTurnLock } from './threads/postgres-turn-lock.ts';
 import { MASTRA_DELETION_PATHS, queueMastraDeletions } from './threads/queued-deletion.ts';
 import { RunningTurns } from './threads/running-turns.ts';
@@ -98,7 +98,7 @@ function scratchFolder(parent: string, logger: IMastraLogger): ScratchFolder {
     return openScratchFolder(parent);
   } catch (error) {
     logger.warn('no scratch folder: /stt will fail until the temporary folder can be written', { folder: parent, error: (error as Error).message });
-    return { path: parent, remove: () => {} };
+    return scratchFolderLater(parent);
   }
 }
 

@@ -5,8 +5,8 @@
  * that need no audio are in stt.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,20 @@ describe('accepted audio', () => {
     rmSync(join(route.tempDir, scratch!), { recursive: true });
 
     const { status, body } = await postStt(cleaned, audioForm(await audio.read('speech.wav'), 'speech.wav'));
+    expect([status, body.transcript]).toEqual([200, 'hello there']);
+  });
+
+  it('answers once a temporary folder that could not be written as the service started can be', async () => {
+    const unwritable = join(mkdtempSync(join(tmpdir(), 'stt-later-')), 'tmp');
+    writeFileSync(unwritable, 'a file where the folder should be');
+    const app = await route.app({ engine: route.recorder.engine, tempDir: unwritable });
+    expect((await postStt(app, audioForm(await audio.read('speech.wav'), 'speech.wav'))).status).toBe(500);
+
+    rmSync(unwritable);
+    // As a shared temporary folder is: anyone may write in it, no one remove another's files.
+    mkdirSync(unwritable);
+    chmodSync(unwritable, 0o1777);
+    const { status, body } = await postStt(app, audioForm(await audio.read('speech.wav'), 'speech.wav'));
     expect([status, body.transcript]).toEqual([200, 'hello there']);
   });
 

@@ -123,7 +123,9 @@ describe('local engine: its files', () => {
     try {
       const said = PLACE_PHRASES[0];
       expect((await cleaned.transcribe(upload({ path: await speech(said), format: 'wav' }), {})).transcript).toContain('varanasi');
-      rmSync(tempDir, { recursive: true, force: true });
+      // The scratch folder, which each upload touches, stays; the companion model's folder, written once, goes.
+      const [companionDir] = readdirSync(tempDir);
+      rmSync(join(tempDir, companionDir!), { recursive: true });
       // Past the idle timeout: the next transcription starts a worker, which reads the companion model.
       await new Promise((resolve) => setTimeout(resolve, 500));
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, ut
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { freshFolderIn, openScratchFolder, scratchProblem } from './scratch-folder.ts';
+import { freshFolderIn, openScratchFolder, scratchFolderLater, scratchProblem } from './scratch-folder.ts';
 
 let parent: string;
 beforeEach(() => {
@@ -70,9 +70,28 @@ it('makes its folder again when something removed it, and takes it only while it
   mkdirSync(path, { mode: 0o777 });
   chmodSync(path, 0o777);
   await expect(freshFolderIn(path, 'stt-')).rejects.toMatchObject({ code: 'NOT_OWN_FOLDER' });
-  expect(await scratchProblem(path)).toBe('Uploads cannot be received: the temporary folder cannot be written (NOT_OWN_FOLDER).');
+  expect(await scratchProblem(path)).toBe(`Uploads cannot be received: ${path} is not the service's own folder (another user's, writable by others, or a link).`);
   rmSync(path, { recursive: true });
   symlinkSync(mkdtempSync(join(parent, 'elsewhere-')), path);
   await expect(freshFolderIn(path, 'stt-')).rejects.toMatchObject({ code: 'NOT_OWN_FOLDER' });
   expect(readdirSync(parent).filter((name) => name.startsWith('elsewhere-')).flatMap((name) => readdirSync(join(parent, name)))).toEqual([]);
+});
+
+it("is made by the first upload once the temporary folder can be written, when it could not be as the service started, in the folder's own name", async () => {
+  const unwritable = join(parent, 'tmp');
+  writeFileSync(unwritable, 'not a folder yet');
+  expect(() => openScratchFolder(unwritable, thisHost)).toThrow();
+  const { path } = scratchFolderLater(unwritable, thisHost);
+  expect(await scratchProblem(path)).toBe('Uploads cannot be received: the temporary folder cannot be written (ENOTDIR).');
+
+  rmSync(unwritable);
+  mkdirSync(unwritable);
+  chmodSync(unwritable, 0o1777);
+  const upload = await freshFolderIn(path, 'stt-');
+  expect(upload.startsWith(join(unwritable, `companion-agent.${HOST}.${process.pid}.later`, 'stt-'))).toBe(true);
+  expect(await scratchProblem(path)).toBeUndefined();
+});
+
+it('makes no parent folder of its own: one made by someone else could be swapped', async () => {
+  await expect(freshFolderIn(join(parent, 'missing', 'scratch'), 'stt-')).rejects.toMatchObject({ code: 'ENOENT' });
 });

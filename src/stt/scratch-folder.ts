@@ -53,7 +53,10 @@ class NotOwnFolder extends Error {
  * what the service writes in it.
  */
 export async function ownFolder(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
+  // Not its parents: a folder made in a parent someone else made could be swapped by them.
+  await mkdir(path, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
   const folder = await lstat(path);
   const othersMayWrite = (folder.mode & 0o022) !== 0;
   if (!folder.isDirectory() || folder.uid !== process.getuid?.() || othersMayWrite) throw new NotOwnFolder(`${path} is not this service's own folder`);
@@ -65,6 +68,15 @@ export async function freshFolderIn(scratch: string, prefix: string): Promise<st
   return mkdtemp(join(scratch, prefix));
 }
 
+/**
+ * The scratch folder of a service whose temporary folder could not be written as it started: named, not made; the
+ * first upload (or readiness check) once the temporary folder can be written makes it (see ownFolder).
+ */
+export function scratchFolderLater(parent: string, host: ScratchHost = THIS_HOST): ScratchFolder {
+  const path = join(parent, `${PREFIX}${host.name}.${process.pid}.later`);
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
 /** Why uploads cannot be received in the scratch folder now, if they cannot (readiness: `/stt` would answer 500). */
 export async function scratchProblem(scratch: string): Promise<string | undefined> {
   try {
@@ -72,6 +84,7 @@ export async function scratchProblem(scratch: string): Promise<string | undefine
     await access(scratch, constants.W_OK);
     return undefined;
   } catch (error) {
+    if (error instanceof NotOwnFolder) return `Uploads cannot be received: ${scratch} is not the service's own folder (another user's, writable by others, or a link).`;
     return `Uploads cannot be received: the temporary folder cannot be written (${(error as NodeJS.ErrnoException).code ?? 'unknown'}).`;
   }
 }
