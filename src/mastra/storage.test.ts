@@ -20,11 +20,13 @@ it('picks the store by the URL scheme', async () => {
   }
 });
 
-it("makes the database's folder for this user alone: the file holds every conversation, readable by all as LibSQL creates it", async () => {
+it("makes the database, its write-ahead log and its folder for this user alone: LibSQL would make them readable by all", async () => {
   const folder = join(mkdtempSync(join(tmpdir(), 'companion-')), 'data');
-  const store = createStorage(`file:${join(folder, 'companion.db')}`) as LibSQLStore;
+  const file = join(folder, 'companion.db');
+  const store = createStorage(`file:${file}`) as LibSQLStore;
   await store.init();
-  expect(statSync(folder).mode & 0o777).toBe(0o700);
+  await store.getStore('memory').then((memory) => memory!.saveThread({ thread: { id: 't', resourceId: 'u', title: '', createdAt: new Date(), updatedAt: new Date() } }));
+  expect([folder, file, `${file}-wal`].map((path) => (statSync(path).mode & 0o777).toString(8))).toEqual(['700', '600', '600']);
   await store.close();
 });
 

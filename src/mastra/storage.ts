@@ -2,7 +2,7 @@
  * @module The persistence store `DATABASE_URL` names: LibSQL (a local file or a
  * libSQL server) or PostgreSQL.
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
@@ -169,9 +169,10 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 }
 
 /**
- * LibSQL creates the database file but not its folder (`./data` on a fresh clone), which is made for this user alone:
- * the file holds every conversation, and LibSQL creates it readable by all (under the usual umask). A folder or file
- * the service cannot write would fail its first query with the driver's stack: it is refused at start-up, in one line.
+ * LibSQL creates the database file but not its folder (`./data` on a fresh clone). Both are made here for this user
+ * alone: the file holds every conversation, and LibSQL would create it readable by all under the usual umask (SQLite
+ * gives its `-wal` and `-shm` files the database file's mode). A folder or file the service cannot write would fail
+ * its first query with the driver's stack: it is refused at start-up, in one line.
  */
 function ensureWritableDatabaseFile(fileUrl: string) {
   const path = filePathOf(fileUrl);
@@ -179,7 +180,9 @@ function ensureWritableDatabaseFile(fileUrl: string) {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     accessSync(dirname(path), constants.W_OK);
+    // An empty file is an empty database to SQLite.
     if (existsSync(path)) accessSync(path, constants.R_OK | constants.W_OK);
+    else closeSync(openSync(path, 'a', 0o600));
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unknown';
     throw new StartupRefusal(`DATABASE_URL/DATA_DIR: the database ${path} cannot be written there (${reason})`);
