@@ -190,6 +190,23 @@ describe('POST /generate: weatherTool', () => {
     expect(JSON.parse(toolMessage!.content)).toEqual(PARIS_WEATHER);
   });
 
+  // Some compatible servers number tool calls per reply (call_1 every time) or send none: Mastra matches a
+  // call to its result by id across the thread's remembered messages, so the second turn got the first one's weather.
+  it("gives each turn's tool call its own result on a thread whose model numbers its calls per reply", async () => {
+    const thread = { threadId: 'same-ids', resourceId: 'traveller' };
+    h.model.script({ toolCalls: [{ id: 'call_1', name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Mild in Paris.' });
+    const paris = await (await h.post(GENERATE, { ...userSays('Weather in Paris?'), ...thread })).json();
+    h.model.script({ toolCalls: [{ id: 'call_1', name: 'weatherTool', args: { location: 'Varanasi' } }] }, { text: 'Hot in Varanasi.' });
+    const varanasi = await (await h.post(GENERATE, { ...userSays('And in Varanasi?'), ...thread })).json();
+
+    expect(paris.toolResults.map((r: { result: { location: string } }) => r.result.location)).toEqual(['Paris, France']);
+    expect(varanasi.toolResults.map((r: { result: { location: string } }) => r.result.location)).toEqual([expect.stringMatching(/^Varanasi/)]);
+    expect(varanasi.toolCalls[0].toolCallId).not.toBe(paris.toolCalls[0].toolCallId);
+    // The model is told the new result, under the id of the new call.
+    const toolMessages = h.model.requests.at(-1)!.messages.filter((m) => m.role === 'tool');
+    expect(JSON.parse(toolMessages.at(-1)!.content).location).toMatch(/^Varanasi/);
+  });
+
   it('tells the model when a place is unknown, and still answers', async () => {
     h.model.script(
       { toolCalls: [{ name: 'weatherTool', args: { location: 'Atlantis' } }] },

@@ -62,6 +62,20 @@ describe('POST /stream: SPEC events', () => {
     expect(events.at(-1)).toEqual({ type: 'run-finish', payload: { finishReason: 'stop' }, runId: events[0].runId });
   });
 
+  it("streams a tool call whose id an earlier call of the thread had under an id of its own, with its own result", async () => {
+    const thread = { threadId: 'same-ids-stream', resourceId: 'traveller' };
+    h.model.script({ toolCalls: [{ id: 'call_1', name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Mild in Paris.' });
+    await readFrames(await h.post(STREAM, { ...userSays('Weather in Paris?'), ...thread }));
+    h.model.script({ toolCalls: [{ id: 'call_1', name: 'weatherTool', args: { location: 'Varanasi' } }] }, { text: 'Hot in Varanasi.' });
+    const events = eventsOf(await readFrames(await h.post(STREAM, { ...userSays('And in Varanasi?'), ...thread })));
+
+    const toolEvents = events.filter((e) => e.type.startsWith('tool-'));
+    const ids = new Set(toolEvents.map((e) => e.payload.toolCallId));
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/^call_1_[0-9a-f]{8}$/);
+    expect(toolEvents.find((e) => e.type === 'tool-result').payload.result.location).toMatch(/^Varanasi/);
+  });
+
   it('reports a failed tool as a tool-result with isError, and the run goes on', async () => {
     h.model.script({ toolCalls: [{ name: 'weatherTool', args: { location: 'Atlantis' } }] }, { text: 'I could not find Atlantis.' });
     const events = eventsOf(await readFrames(await h.post(STREAM, userSays('Weather in Atlantis?'))));

@@ -12,6 +12,7 @@ import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai
 import { APICallError, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
 import type { Config } from '../../mastra.config.ts';
 import { upstreamRetryAfterMs } from '../contract/errors.ts';
+import { uniqueToolCallIds } from './unique-tool-call-ids.ts';
 
 export function createCompanionModel(model: Config['model']): MastraModelConfig {
   return createLanguageModel(model) as unknown as MastraModelConfig;
@@ -26,7 +27,7 @@ function createLanguageModel(model: Config['model']) {
   }
   const provider = createOpenAI({ apiKey: model.apiKey, baseURL: model.baseURL });
   const languageModel = model.api === 'responses' ? provider.responses(model.id) : provider.chat(model.id);
-  return wrapLanguageModel({ model: languageModel, middleware: [passOnLongRateLimits, settleUnnamedFinishes] });
+  return wrapLanguageModel({ model: languageModel, middleware: [passOnLongRateLimits, settleUnnamedFinishes, uniqueToolCallIds] });
 }
 
 /** The longest wait an upstream 429 may ask for and still be retried here rather than passed on. */
