@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it, vi } from 'vitest';
 import { freePort, spawnService, startService } from './fixtures/service.ts';
 
@@ -34,3 +36,27 @@ it('a SIGTERM while the service still loads is handled by the service, which exi
   expect({ signal, readyWhenSignalled }, output()).toEqual({ signal: null, readyWhenSignalled: false });
   expect([0, 143], output()).toContain(code);
 }, 30_000);
+
+// npm runs a script through `sh -c`, which does not pass a signal on: a SIGTERM to `npm start` (a process manager's,
+// a container's `CMD ["npm", "start"]`) stopped npm and left the service running, still listening.
+it('a SIGTERM to `npm start` reaches the service, which stops', async () => {
+  const port = await freePort();
+  const cwd = join(import.meta.dirname, '..');
+  const env = { PATH: process.env.PATH ?? '', MASTRA_SKIP_DOTENV: '1', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'none', LOG_LEVEL: 'warn' };
+  // A process group of its own, so that what it leaves running is killed after the test.
+  const npm = spawn('npm', ['start', '--silent'], { cwd, env, stdio: 'ignore', detached: true });
+  try {
+    const exited = once(npm, 'exit');
+    await vi.waitFor(async () => expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200), { timeout: 30_000, interval: 100 });
+    npm.kill('SIGTERM');
+    await exited;
+    const listening = () => fetch(`http://127.0.0.1:${port}/health`).then(() => 'listening', () => 'closed');
+    await vi.waitFor(async () => expect(await listening()).toBe('closed'), { timeout: 10_000, interval: 100 });
+  } finally {
+    try {
+      process.kill(-npm.pid!, 'SIGKILL');
+    } catch {
+      // the group has ended
+    }
+  }
+}, 60_000);
