@@ -439,6 +439,19 @@ describe('the openai engine, against the OpenAI stand-in', () => {
     });
   });
 
+  // As for the language model: retried only when the provider asks for a short wait, else passed on at once.
+  it("retries a provider 429 that asks for a short wait, and passes one that asks for more than 3 s on at once", async () => {
+    const retrying = await route.app({ engine: createOpenAIEngine({ apiKey: API_KEY, baseURL: standIn.baseURL, model: 'whisper-1', maxRetries: 2 }) });
+    standIn.script({ error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '50' } } }, { text: 'Made it.' });
+    const retried = await postStt(retrying, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+    expect([retried.status, retried.body.transcript, standIn.requests.length]).toEqual([200, 'Made it.', 2]);
+
+    standIn.reset();
+    standIn.script({ error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after': '7' } } });
+    const passedOn = await postStt(retrying, audioForm(await audio.read('speech.mp3'), 'speech.mp3'));
+    expect([passedOn.status, passedOn.headers.get('retry-after'), standIn.requests.length]).toEqual([429, '7', 1]);
+  });
+
   it('a provider whose 200 holds no transcription → 500 AUDIO_PROCESSING_ERROR saying so', async () => {
     standIn.script({ error: { status: 200, message: 'not a transcription' } });
 

@@ -9,9 +9,9 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { MastraModelConfig } from '@mastra/core/llm';
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { APICallError, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
+import { wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
 import type { Config } from '../../mastra.config.ts';
-import { upstreamRetryAfterMs } from '../contract/errors.ts';
+import { rethrowLongWait } from './long-rate-limits.ts';
 import { uniqueToolCallIds } from './unique-tool-call-ids.ts';
 
 export function createCompanionModel(model: Config['model']): MastraModelConfig {
@@ -30,36 +30,11 @@ function createLanguageModel(model: Config['model']) {
   return wrapLanguageModel({ model: languageModel, middleware: [passOnLongRateLimits, settleUnnamedFinishes, uniqueToolCallIds] });
 }
 
-/** The longest wait an upstream 429 may ask for and still be retried here rather than passed on. */
-const MAX_RETRY_WAIT_MS = 3_000;
-
-/**
- * Mastra retries a 429 after the `Retry-After` the upstream names (up to 30 s per
- * attempt), holding the turn, the thread and the client meanwhile. When the upstream
- * asks for more than a few seconds, the call is marked not retryable instead, and the
- * client gets the 429 at once, with the wait as its own `Retry-After`.
- */
+/** Mastra retries a 429 after the wait the upstream names: see long-rate-limits.ts. */
 const passOnLongRateLimits: LanguageModelMiddleware = {
   wrapGenerate: ({ doGenerate }) => Promise.resolve(doGenerate()).catch(rethrowLongWait),
   wrapStream: ({ doStream }) => Promise.resolve(doStream()).catch(rethrowLongWait),
 };
-
-function rethrowLongWait(error: unknown): never {
-  if (!APICallError.isInstance(error) || error.statusCode !== 429) throw error;
-  const waitMs = upstreamRetryAfterMs(error);
-  if (waitMs === undefined || waitMs <= MAX_RETRY_WAIT_MS) throw error;
-  throw new APICallError({
-    message: error.message,
-    url: error.url,
-    requestBodyValues: error.requestBodyValues,
-    statusCode: error.statusCode,
-    responseHeaders: error.responseHeaders,
-    responseBody: error.responseBody,
-    cause: error.cause,
-    data: error.data,
-    isRetryable: false,
-  });
-}
 
 type FinishReason = LanguageModelV4FinishReason;
 

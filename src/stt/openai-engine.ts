@@ -10,6 +10,7 @@ import { causeChain, upstreamRetryAfterSeconds } from '../contract/errors.ts';
 import { languageCodeOfName, providerFailure, toSttError, transcriptionFailed } from '../contract/stt.ts';
 import type { SttEngine } from './engine.ts';
 import { probeReadiness } from './probe.ts';
+import { rethrowLongWait } from '../mastra/long-rate-limits.ts';
 
 export interface OpenAIEngineOptions {
   apiKey: string;
@@ -54,7 +55,7 @@ function boundedFetch(maxBytes: number): typeof fetch {
 
 export function createOpenAIEngine({ apiKey, baseURL, model, maxRetries }: OpenAIEngineOptions): SttEngine {
   const provider = createOpenAI({ apiKey, baseURL, fetch: boundedFetch(MAX_ANSWER_BYTES) });
-  const transcriptionModel = withEveryWhisperLanguage(provider.transcription(model));
+  const transcriptionModel = withEveryWhisperLanguage(withLongWaitsPassedOn(provider.transcription(model)));
   const formatOptions = languageReportingFormat(model);
   return {
     name: 'openai',
@@ -98,6 +99,12 @@ function withEveryWhisperLanguage(model: TranscriptionModel): TranscriptionModel
     return { ...result, language: typeof reported === 'string' ? languageCodeOfName(reported) : undefined };
   };
   // Over the model, not a copy of it: its provider and id are getters of its class.
+  return Object.assign(Object.create(model) as TranscriptionModel, { doGenerate });
+}
+
+/** A long rate-limit wait is passed on, not waited out (src/mastra/long-rate-limits.ts), as the language model's is. */
+function withLongWaitsPassedOn(model: TranscriptionModel): TranscriptionModel {
+  const doGenerate: TranscriptionModel['doGenerate'] = (options) => Promise.resolve(model.doGenerate(options)).catch(rethrowLongWait);
   return Object.assign(Object.create(model) as TranscriptionModel, { doGenerate });
 }
 
