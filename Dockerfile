@@ -8,7 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # npm install applies the dependency patches (postinstall): they must be there first
 COPY patches ./patches
-# npm ci rejects this npm's lock files (other platforms' optional packages); npm install honours the lock.
+# npm install honours the lock, which holds every platform's optional packages (rollup's), so it leaves it unchanged.
 RUN npm install --no-audit --no-fund
 COPY . .
 # `mastra build` bundles src/mastra into .mastra/output and installs the output's own dependencies there.
