@@ -48,6 +48,17 @@ describe('uniqueToolCallIds', () => {
     expect(await generated(rememberingCall('call_abc'), [call('')])).toEqual([expect.stringMatching(/^call_[0-9a-f]{8}$/)]);
   });
 
+  it("keeps the form of a Mistral-style id (9 letters or digits), which such servers take back in no other", async () => {
+    const [id] = await generated(rememberingCall('a1B2c3D4e'), [call('a1B2c3D4e')]);
+    expect(id).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(id).not.toBe('a1B2c3D4e');
+  });
+
+  it("leaves a provider's own calls (run by the provider, paired by it) as they are", async () => {
+    const own: LanguageModelV4Content = { type: 'tool-call', toolCallId: 'call_1', toolName: 'web_search', input: '{}', providerExecuted: true };
+    expect(await generated(rememberingCall('call_1'), [own])).toEqual(['call_1']);
+  });
+
   it("streams a call's input and the call itself under the one id its start got", async () => {
     const parts = await streamed(rememberingCall('call_1'), [
       { type: 'tool-input-start', id: 'call_1', toolName: 'weatherTool' },

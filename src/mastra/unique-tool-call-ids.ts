@@ -5,7 +5,7 @@
  * whose id the prompt (the remembered conversation) or this reply already holds gets a fresh one; every other id,
  * OpenAI's among them, is left as the model wrote it.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { LanguageModelMiddleware } from 'ai';
 
@@ -13,7 +13,7 @@ export const uniqueToolCallIds: LanguageModelMiddleware = {
   wrapGenerate: async ({ doGenerate, params }) => {
     const ids = new ToolCallIds(params.prompt);
     const result = await doGenerate();
-    const content = result.content.map((part) => (part.type === 'tool-call' ? { ...part, toolCallId: ids.finish(part.toolCallId) } : part));
+    const content = result.content.map((part) => (part.type === 'tool-call' && !part.providerExecuted ? { ...part, toolCallId: ids.finish(part.toolCallId) } : part));
     return { ...result, content };
   },
   wrapStream: async ({ doStream, params }) => {
@@ -28,7 +28,9 @@ export const uniqueToolCallIds: LanguageModelMiddleware = {
   },
 };
 
+/** The parts of a call the service runs; a provider's own (web search) are its to pair, and keep their ids. */
 function renamedPart(part: LanguageModelV4StreamPart, ids: ToolCallIds): LanguageModelV4StreamPart {
+  if ('providerExecuted' in part && part.providerExecuted) return part;
   switch (part.type) {
     case 'tool-input-start':
       return { ...part, id: ids.start(part.id) };
@@ -42,7 +44,10 @@ function renamedPart(part: LanguageModelV4StreamPart, ids: ToolCallIds): Languag
   }
 }
 
-/** The ids of one model call's tool calls: a call's input parts and the call itself keep the id its start got. */
+/**
+ * The ids of one model call's tool calls: a call's input parts and the call itself keep the id its start got. Calls
+ * stream one after another (the providers' stream parsers see to it), so one call under way per written id.
+ */
 class ToolCallIds {
   /** Ids the conversation already holds, and those this reply has given. */
   readonly #taken: Set<string>;
@@ -54,7 +59,7 @@ class ToolCallIds {
   }
 
   start(written: string): string {
-    const id = this.#taken.has(written) || !written ? `${written || 'call'}_${randomUUID().slice(0, 8)}` : written;
+    const id = this.#taken.has(written) || !written ? freshId(written) : written;
     this.#taken.add(id);
     this.#open.set(written, id);
     return id;
@@ -70,6 +75,15 @@ class ToolCallIds {
     this.#open.delete(written);
     return id;
   }
+}
+
+/** Mistral's API (and servers built on mistral-common) take back only ids of exactly 9 letters or digits. */
+const NINE_ALPHANUMERICS = /^[A-Za-z0-9]{9}$/;
+
+/** A new id in the form of the one written: 9 letters or digits for 9 letters or digits, else `<id>_<8 hex>`. */
+function freshId(written: string): string {
+  if (NINE_ALPHANUMERICS.test(written)) return randomBytes(9).toString('base64url').replace(/[-_]/g, '0').slice(0, 9);
+  return `${written || 'call'}_${randomUUID().slice(0, 8)}`;
 }
 
 function toolCallIdOf(part: { type: string; toolCallId?: string }): string[] {
