@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { parseConfig } from '../mastra.config.ts';
+import { REFETCH_AFTER_FAILURE_MS } from '../src/security/jwks-auth.ts';
 import { createApp } from '../src/app.ts';
 import { startOpenAIStandIn, type OpenAIStandIn } from './fixtures/openai-stand-in.ts';
 import { conversationOf, GENERATE, STREAM } from './fixtures/spec-requests.ts';
@@ -295,12 +296,15 @@ describe('with the identity provider out of reach', () => {
   let url: string;
   /** What the key set URL answers now: the key set, an error status, or text that is no key set. */
   let answer: 'keys' | 'status 500' | 'not JSON' = 'keys';
+  /** How many times the key set was fetched. */
+  let fetches = 0;
   let sign: (claims: Record<string, unknown>, kid?: string) => Promise<string>;
 
   beforeAll(async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'RS256', use: 'sig' };
     jwks = createServer((_req, res) => {
+      fetches += 1;
       if (answer === 'status 500') return res.writeHead(500).end('oops');
       if (answer === 'not JSON') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
@@ -332,9 +336,29 @@ describe('with the identity provider out of reach', () => {
       code: 'AUTH_UNAVAILABLE',
       details: {},
     });
-    // The deepest cause's class: jose's refusal of the answer, or the JSON parser's.
-    const errorClass = failure === 'not JSON' ? 'SyntaxError' : 'JOSEError';
-    expect(failures).toContainEqual(['request failed', expect.objectContaining({ code: 'AUTH_UNAVAILABLE', status: 503, errorClass })]);
+    // What failed: the answer's status, or the JSON parser under jose's refusal of the answer.
+    const cause = failure === 'not JSON' ? { errorClass: 'SyntaxError', errorCode: 'ERR_JOSE_GENERIC' } : { errorClass: 'KeySetUnavailable', errorCode: 'HTTP_500' };
+    expect(failures).toContainEqual(['request failed', expect.objectContaining({ code: 'AUTH_UNAVAILABLE', status: 503, ...cause })]);
+  });
+
+  // jose holds off only after a success: every request fetched again (and could wait out its 5 s timeout), so anyone
+  // could drive fetches to a failing identity provider.
+  it('fetches a key set that failed again only after REFETCH_AFTER_FAILURE_MS, answering 503 meanwhile', async () => {
+    answer = 'status 500';
+    const { app } = await appWith();
+    const token = await sign({ sub: 'carol' });
+    fetches = 0;
+    for (let i = 0; i < 5; i++) expect((await call(app, 'GET', '/threads', { token })).status).toBe(503);
+    expect(fetches).toBe(1);
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + REFETCH_AFTER_FAILURE_MS + 1 });
+    try {
+      answer = 'keys';
+      expect((await call(app, 'GET', '/threads', { token })).status).toBe(200);
+      expect(fetches).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('answers 503 when the key set URL cannot be reached, and still 401 for a token no key of a reachable key set signed', async () => {

@@ -5,7 +5,7 @@
  */
 import type { IUserProvider, User } from '@mastra/core/auth';
 import { MastraAuthProvider } from '@mastra/core/server';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { bearerToken } from './bearer-token.ts';
 import { REQUIRED_CLAIMS } from './token-claims.ts';
 
@@ -23,27 +23,49 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 /** The key set could not be fetched (unreachable, slow, not a key set): a token cannot be checked, whatever it is. */
 export class KeySetUnavailable extends Error {
   override readonly name = 'KeySetUnavailable';
+  /** What the failure line names when no cause does: the answer's status (`HTTP_503`), or none. */
+  readonly code?: string;
+
+  constructor(message: string, options: { cause?: unknown; code?: string } = {}) {
+    super(message, { cause: options.cause });
+    this.code = options.code;
+  }
 }
 
-/** What jose throws when the key set itself fails, rather than the token's key lookup in it. */
+/**
+ * After the key set could not be fetched, how long no new fetch is tried. jose only holds off after a success: each
+ * request would fetch again (and wait up to its 5 s timeout), so anyone could drive fetches to the identity provider
+ * while it fails. Keys already fetched still check their tokens meanwhile.
+ */
+export const REFETCH_AFTER_FAILURE_MS = 10_000;
+
+/** What jose throws when the key set's answer is no key set (not JSON, not a set), not the token's lookup in it. */
 function isKeySetFailure(error: unknown): boolean {
-  return (
-    error instanceof TypeError || // fetch: unreachable
-    error instanceof errors.JWKSTimeout ||
-    error instanceof errors.JWKSInvalid ||
-    (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC') // not 200, not JSON
-  );
+  return error instanceof KeySetUnavailable || error instanceof errors.JWKSInvalid || (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC');
 }
 
 /** The remote key set, whose own failures are told apart from a token that names no key of it. */
 function remoteKeys(url: URL): JWTVerifyGetKey {
+  let lastFailure: { at: number; error: KeySetUnavailable } | undefined;
+  const fetchKeySet: typeof fetch = async (input, init) => {
+    if (lastFailure && Date.now() - lastFailure.at < REFETCH_AFTER_FAILURE_MS) throw lastFailure.error;
+    const response = await fetch(input, init).catch((error: unknown) => {
+      throw new KeySetUnavailable("the identity provider's key set could not be fetched", { cause: error });
+    });
+    // jose follows no redirect (an http:// URL the provider sends on to https:// says so here).
+    if (response.status !== 200) throw new KeySetUnavailable(`the key set URL answered ${response.status}`, { code: `HTTP_${response.status}` });
+    return response;
+  };
   // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
-  const keys = createRemoteJWKSet(url);
+  const keys = createRemoteJWKSet(url, { [customFetch]: fetchKeySet });
   return async (header, token) => {
     try {
       return await keys(header, token);
     } catch (error) {
-      throw isKeySetFailure(error) ? new KeySetUnavailable('the identity provider\'s key set could not be fetched', { cause: error }) : error;
+      if (!isKeySetFailure(error)) throw error;
+      const unavailable = error instanceof KeySetUnavailable ? error : new KeySetUnavailable("the identity provider's key set is no key set", { cause: error });
+      if (lastFailure?.error !== unavailable) lastFailure = { at: Date.now(), error: unavailable };
+      throw unavailable;
     }
   };
 }
