@@ -52,9 +52,10 @@ function remoteKeys(url: URL): JWTVerifyGetKey {
     const response = await fetch(input, init).catch((error: unknown) => {
       throw new KeySetUnavailable("the identity provider's key set could not be fetched", { cause: error });
     });
-    // jose follows no redirect (an http:// URL the provider sends on to https:// says so here).
-    if (response.status !== 200) throw new KeySetUnavailable(`the key set URL answered ${response.status}`, { code: `HTTP_${response.status}` });
-    return response;
+    if (response.status === 200) return response;
+    // Not read: the connection is let go. jose follows no redirect (an http:// URL sent on to https:// shows here).
+    await response.body?.cancel();
+    throw new KeySetUnavailable(`the key set URL answered ${response.status}`, { code: `HTTP_${response.status}` });
   };
   // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
   const keys = createRemoteJWKSet(url, { [customFetch]: fetchKeySet });
