@@ -295,7 +295,7 @@ describe('with the identity provider out of reach', () => {
   let jwks: ReturnType<typeof createServer>;
   let url: string;
   /** What the key set URL answers now: the key set, an error status, or text that is no key set. */
-  let answer: 'keys' | 'status 500' | 'not JSON' = 'keys';
+  let answer: 'keys' | 'status 500' | 'not JSON' | 'no answer' = 'keys';
   /** How many times the key set was fetched. */
   let fetches = 0;
   let sign: (claims: Record<string, unknown>, kid?: string) => Promise<string>;
@@ -305,6 +305,7 @@ describe('with the identity provider out of reach', () => {
     const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'RS256', use: 'sig' };
     jwks = createServer((_req, res) => {
       fetches += 1;
+      if (answer === 'no answer') return;
       if (answer === 'status 500') return res.writeHead(500).end('oops');
       if (answer === 'not JSON') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
@@ -340,6 +341,13 @@ describe('with the identity provider out of reach', () => {
     const cause = failure === 'not JSON' ? { errorClass: 'SyntaxError', errorCode: 'ERR_JOSE_GENERIC' } : { errorClass: 'KeySetUnavailable', errorCode: 'HTTP_500' };
     expect(failures).toContainEqual(['request failed', expect.objectContaining({ code: 'AUTH_UNAVAILABLE', status: 503, ...cause })]);
   });
+
+  it('names a key set that does not answer within 5 s in the failure line (ERR_JWKS_TIMEOUT)', async () => {
+    answer = 'no answer';
+    const { app, failures } = await appWith();
+    expect((await call(app, 'GET', '/threads', { token: await sign({ sub: 'carol' }) })).status).toBe(503);
+    expect(failures).toContainEqual(['request failed', expect.objectContaining({ code: 'AUTH_UNAVAILABLE', errorCode: 'ERR_JWKS_TIMEOUT' })]);
+  }, 15_000);
 
   // jose holds off only after a success: every request fetched again (and could wait out its 5 s timeout), so anyone
   // could drive fetches to a failing identity provider.

@@ -41,20 +41,29 @@ export const REFETCH_AFTER_FAILURE_MS = 10_000;
 
 /** What jose throws when the key set's answer is no key set (not JSON, not a set), not the token's lookup in it. */
 function isKeySetFailure(error: unknown): boolean {
-  return error instanceof KeySetUnavailable || error instanceof errors.JWKSInvalid || (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC');
+  return (
+    error instanceof KeySetUnavailable ||
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC')
+  );
 }
 
 /** The remote key set, whose own failures are told apart from a token that names no key of it. */
 function remoteKeys(url: URL): JWTVerifyGetKey {
   let lastFailure: { at: number; error: KeySetUnavailable } | undefined;
   const fetchKeySet: typeof fetch = async (input, init) => {
-    if (lastFailure && Date.now() - lastFailure.at < REFETCH_AFTER_FAILURE_MS) throw lastFailure.error;
+    // A clock set back does not hold fetches off for as long.
+    const sinceFailure = lastFailure && Date.now() - lastFailure.at;
+    if (sinceFailure !== undefined && sinceFailure >= 0 && sinceFailure < REFETCH_AFTER_FAILURE_MS) throw lastFailure!.error;
     const response = await fetch(input, init).catch((error: unknown) => {
-      throw new KeySetUnavailable("the identity provider's key set could not be fetched", { cause: error });
+      // jose's own name for its timeout (its 5 s), which it gives only to a fetch's own TimeoutError.
+      const code = (error as Error | undefined)?.name === 'TimeoutError' ? 'ERR_JWKS_TIMEOUT' : undefined;
+      throw new KeySetUnavailable("the identity provider's key set could not be fetched", { cause: error, code });
     });
     if (response.status === 200) return response;
     // Not read: the connection is let go. jose follows no redirect (an http:// URL sent on to https:// shows here).
-    await response.body?.cancel();
+    await response.body?.cancel().catch(() => {});
     throw new KeySetUnavailable(`the key set URL answered ${response.status}`, { code: `HTTP_${response.status}` });
   };
   // jose caches the key set and refetches it when a token names an unknown key id (key rotation).
