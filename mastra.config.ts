@@ -31,11 +31,14 @@ export function schemeOf(url: string): string | undefined {
  */
 const serverUrl = z
   .url({ protocol: /^https?$/ })
-  .refine((url) => !URL.canParse(url) || !holdsCredentials(new URL(url)), {
+  .refine((url) => !holdsCredentials(url), {
     error: 'must not hold a user name or password (user:password@): fetch refuses such a URL; give a key in its own setting',
   });
 
-function holdsCredentials({ username, password }: URL): boolean {
+/** Whether a URL names a user or password; text that is no URL is another refinement's to refuse. */
+function holdsCredentials(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { username, password } = new URL(text);
   return Boolean(username || password);
 }
 
@@ -59,7 +62,7 @@ const EnvSchema = z.object({
       error: `must start with ${DATABASE_SCHEMES_TEXT}, or be "none" to switch storage off`,
     })
     // A LibSQL server is called with fetch, as every other server (PostgreSQL takes its password in the URL).
-    .refine((url) => !url || !LIBSQL_SERVER_SCHEMES.includes(schemeOf(url) ?? '') || !URL.canParse(url) || !holdsCredentials(new URL(url)), {
+    .refine((url) => !url || !LIBSQL_SERVER_SCHEMES.includes(schemeOf(url) ?? '') || !holdsCredentials(url), {
       error: 'a LibSQL server URL must not hold a user name or password (user:password@); give its token as ?authToken=',
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),

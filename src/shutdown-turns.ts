@@ -6,7 +6,7 @@
  * stored as far as it got, and the process exits once they have ended (CompanionMastra in app.ts).
  */
 import { SERVICE_STOPPING } from './contract/errors.ts';
-import { exitStatusOf, shutdownInPlace, STOP_SIGNALS } from './stop-signals.ts';
+import { exitForSignal, shutdownInPlace, STOP_SIGNALS } from './stop-signals.ts';
 import type { RunningTurns } from './threads/running-turns.ts';
 
 /** Time for a stopped turn to send its `error` event and store its reply before the connections close. */
@@ -21,7 +21,7 @@ export function stopTurnsBeforeTheDrainEnds(turns: RunningTurns, drainTimeoutMs:
     // A signal before that has no one else to stop the process, and a listener takes away Node's default: without
     // this, the process went on running. It exits, as it would have while starting (stop-signals.ts).
     if (host.listenerCount(signal) === 0) {
-      host.exit(exitStatusOf(signal));
+      exitForSignal(signal, host);
       return;
     }
     setTimeout(() => turns.stopAll(SERVICE_STOPPING), Math.max(0, drainTimeoutMs - STOP_BEFORE_THE_DRAIN_ENDS_MS)).unref();

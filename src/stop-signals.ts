@@ -11,11 +11,12 @@ import { constants } from 'node:os';
 
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
-export function exitStatusOf(signal: NodeJS.Signals): number {
-  return 128 + constants.signals[signal];
+/** Ends the process as `signal` would have, with the status a shell gives it (143 for SIGTERM, 130 for SIGINT). */
+export function exitForSignal(signal: NodeJS.Signals, host: Pick<NodeJS.Process, 'exit'> = process): void {
+  host.exit(128 + constants.signals[signal]);
 }
 
-const exitAtOnce = (signal: NodeJS.Signals) => process.exit(exitStatusOf(signal));
+const exitAtOnce = (signal: NodeJS.Signals) => exitForSignal(signal);
 
 /** From the first line of an entry point until `shutdownInPlace`. */
 export function exitOnStopSignalsWhileStarting(): void {

@@ -259,8 +259,12 @@ export function toApiError(error: unknown, path?: string): ApiError {
     // Without a cause it is the framework's own failure; with one (a route handler's, handed on), the cause decides.
     if (path !== undefined && error.cause === undefined) return frameworkServerError(error.status, path, error);
   }
-  const classified = classifyAgentFailure(error);
-  return new ApiError(classified.status, classified.code, classified.message, classified.details, error, classified.headers);
+  return withCause(classifyAgentFailure(error), error);
+}
+
+/** A classified failure with what it was classified from as its cause (the failure line names the cause's class). */
+function withCause(classified: ApiError, cause: unknown): ApiError {
+  return new ApiError(classified.status, classified.code, classified.message, classified.details, cause, classified.headers);
 }
 
 /** What a failed model call's answer says of itself, whether the call is at hand or was serialized. */
@@ -286,7 +290,7 @@ export function upstreamRetryAfterMs(call: UpstreamAnswer): number | undefined {
  * The longest wait a 429 passes on. An upstream's header is not ours to vouch for: past a day a
  * client is better told to come back tomorrow than, say, "in 1e+23 s" (not an integer at all).
  */
-export const MAX_PASSED_ON_RETRY_AFTER_SECONDS = 86_400;
+const MAX_PASSED_ON_RETRY_AFTER_SECONDS = 86_400;
 
 /** The upstream's wait in whole seconds, as a 429 passes it on: at most a day. */
 export function upstreamRetryAfterSeconds(call: UpstreamAnswer | undefined): number | undefined {
@@ -378,9 +382,8 @@ export function toolFailed(message: string): ApiError {
 export function fromSerializedFailure(error: unknown): ApiError {
   const { name, statusCode, responseHeaders } = (error ?? {}) as { name?: unknown; statusCode?: unknown; responseHeaders?: unknown };
   const answer = responseHeaders && typeof responseHeaders === 'object' ? { responseHeaders: responseHeaders as Record<string, string> } : undefined;
-  const classified = classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined, answer);
-  // Its cause for the failure line (the class it names); no answer shows more of a cause than its class.
-  return new ApiError(classified.status, classified.code, classified.message, classified.details, error, classified.headers);
+  // No answer shows more of a cause than its class.
+  return withCause(classifyUpstream(name === 'AI_APICallError', typeof statusCode === 'number' ? statusCode : undefined, answer), error);
 }
 
 /**

@@ -261,7 +261,7 @@ const RATE_LIMIT_HEADERS = {
  * rate limit counts its headers: declared on each response, as a generated client reads them there.
  */
 function withResponseHeaders(paths: Record<string, Json>, headers: SpecHeaders, ownPaths: string[]): Record<string, Json> {
-  const own = new Set([...ownPaths.map((path) => path.replace(/:(\w+)/g, '{$1}')), SERVICE_PATHS.ready]);
+  const own = new Set([...ownPaths.map(openApiPath), SERVICE_PATHS.ready]);
   const trace = { [headers.trace]: { description: "Trace id of this request, as in its log lines (the generate body's traceId)", schema: { type: 'string' } } };
   return Object.fromEntries(
     Object.entries(paths).map(([path, item]) => {
@@ -297,7 +297,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
     }
   }
   for (const route of customRoutes) {
-    const operation = paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    const operation = paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
     if (!operation) continue;
     operation.responses = { ...CUSTOM_ROUTE_ERRORS, ...operation.responses };
     // A stable name for generated clients (GET /threads/:threadId → getThreadsThreadId, GET /working-memory → getWorkingMemory).
@@ -328,4 +328,9 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
       schemas: { ...native.components?.schemas, ...hoisted, ...selfContained({ ...responseSchemas(), ...requestSchemas() }, hoisted) },
     },
   };
+}
+
+/** A route's path as OpenAPI writes it: `/threads/:threadId` → `/threads/{threadId}`. */
+function openApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
 }

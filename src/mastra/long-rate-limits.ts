@@ -8,7 +8,7 @@ import { APICallError } from 'ai';
 import { upstreamRetryAfterMs } from '../contract/errors.ts';
 
 /** The longest wait an upstream 429 may ask for and still be retried rather than passed on. */
-export const MAX_RETRY_WAIT_MS = 3_000;
+const MAX_RETRY_WAIT_MS = 3_000;
 
 /** `error` again, as not retryable when it is a 429 asking for more than MAX_RETRY_WAIT_MS. */
 export function rethrowLongWait(error: unknown): never {

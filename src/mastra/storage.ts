@@ -53,7 +53,7 @@ function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undef
   const scheme = schemeOf(databaseUrl);
   switch (scheme) {
     case 'file:':
-      ensureWritableDatabaseFile(databaseUrl);
+      ensureWritableDatabaseFile(filePathOf(databaseUrl));
       return new LibSQLFileStore(databaseUrl);
     case 'libsql:':
     case 'http:':
@@ -108,7 +108,7 @@ class LibSQLFileStore extends LibSQLStore {
   override async close() {
     await super.close();
     // In memory there is no log to fold in; a file deleted meanwhile is not to be created again.
-    if (!this.#path || this.#path === ':memory:' || !existsSync(this.#path)) return;
+    if (this.#path === ':memory:' || !existsSync(this.#path)) return;
     const client = createClient({ url: this.#url });
     try {
       await client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -174,8 +174,7 @@ export function isPostgresUrl(databaseUrl: string): boolean {
  * gives its `-wal` and `-shm` files the database file's mode). A folder or file the service cannot write would fail
  * its first query with the driver's stack: it is refused at start-up, in one line.
  */
-function ensureWritableDatabaseFile(fileUrl: string) {
-  const path = filePathOf(fileUrl);
+function ensureWritableDatabaseFile(path: string) {
   if (!path || path === ':memory:') return;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });

@@ -57,9 +57,9 @@ function remoteKeys(url: URL): JWTVerifyGetKey {
     const sinceFailure = lastFailure && Date.now() - lastFailure.at;
     if (sinceFailure !== undefined && sinceFailure >= 0 && sinceFailure < REFETCH_AFTER_FAILURE_MS) throw lastFailure!.error;
     const response = await fetch(input, init).catch((error: unknown) => {
-      // jose's own name for its timeout (its 5 s), which it gives only to a fetch's own TimeoutError.
-      const code = (error as Error | undefined)?.name === 'TimeoutError' ? 'ERR_JWKS_TIMEOUT' : undefined;
-      throw new KeySetUnavailable("the identity provider's key set could not be fetched", { cause: error, code });
+      // jose names its own timeout (JWKSTimeout, ERR_JWKS_TIMEOUT) from a fetch's TimeoutError: it goes on as it is.
+      if ((error as Error | undefined)?.name === 'TimeoutError') throw error;
+      throw new KeySetUnavailable("the identity provider's key set could not be fetched", { cause: error });
     });
     if (response.status === 200) return response;
     // Not read: the connection is let go. jose follows no redirect (an http:// URL sent on to https:// shows here).

@@ -55,7 +55,7 @@ function boundedFetch(maxBytes: number): typeof fetch {
 
 export function createOpenAIEngine({ apiKey, baseURL, model, maxRetries }: OpenAIEngineOptions): SttEngine {
   const provider = createOpenAI({ apiKey, baseURL, fetch: boundedFetch(MAX_ANSWER_BYTES) });
-  const transcriptionModel = withEveryWhisperLanguage(withLongWaitsPassedOn(provider.transcription(model)));
+  const transcriptionModel = withEveryWhisperLanguage(provider.transcription(model));
   const formatOptions = languageReportingFormat(model);
   return {
     name: 'openai',
@@ -93,18 +93,13 @@ type TranscriptionModel = ReturnType<ReturnType<typeof createOpenAI>['transcript
  */
 function withEveryWhisperLanguage(model: TranscriptionModel): TranscriptionModel {
   const doGenerate: TranscriptionModel['doGenerate'] = async (options) => {
-    const result = await model.doGenerate(options);
+    // A long rate-limit wait is passed on, not waited out, as the language model's is (long-rate-limits.ts).
+    const result = await Promise.resolve(model.doGenerate(options)).catch(rethrowLongWait);
     if (result.language) return result;
     const reported = (result.response.body as { language?: unknown } | undefined)?.language;
     return { ...result, language: typeof reported === 'string' ? languageCodeOfName(reported) : undefined };
   };
   // Over the model, not a copy of it: its provider and id are getters of its class.
-  return Object.assign(Object.create(model) as TranscriptionModel, { doGenerate });
-}
-
-/** A long rate-limit wait is passed on, not waited out (src/mastra/long-rate-limits.ts), as the language model's is. */
-function withLongWaitsPassedOn(model: TranscriptionModel): TranscriptionModel {
-  const doGenerate: TranscriptionModel['doGenerate'] = (options) => Promise.resolve(model.doGenerate(options)).catch(rethrowLongWait);
   return Object.assign(Object.create(model) as TranscriptionModel, { doGenerate });
 }
 

@@ -37,7 +37,7 @@ export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST)
     const leftBehind = pid === process.pid ? modifiedBefore(folder, startedAt) : !host.isRunning(pid);
     if (leftBehind) removeIfAllowed(folder);
   }
-  const path = mkdtempSync(join(parent, `${PREFIX}${host.name}.${process.pid}.`));
+  const path = mkdtempSync(join(parent, ownName(host)));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
@@ -53,11 +53,14 @@ class NotOwnFolder extends Error {
  * what the service writes in it.
  */
 export async function ownFolder(path: string): Promise<void> {
-  // Not its parents: a folder made in a parent someone else made could be swapped by them.
-  await mkdir(path, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
+  const folder = await lstat(path).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+    // Not its parents: a folder made in a parent someone else made could be swapped by them.
+    await mkdir(path, { mode: 0o700 }).catch((failure: NodeJS.ErrnoException) => {
+      if (failure.code !== 'EEXIST') throw failure;
+    });
+    return lstat(path);
   });
-  const folder = await lstat(path);
   const othersMayWrite = (folder.mode & 0o022) !== 0;
   if (!folder.isDirectory() || folder.uid !== process.getuid?.() || othersMayWrite) throw new NotOwnFolder(`${path} is not this service's own folder`);
 }
@@ -73,7 +76,7 @@ export async function freshFolderIn(scratch: string, prefix: string): Promise<st
  * first upload (or readiness check) once the temporary folder can be written makes it (see ownFolder).
  */
 export function scratchFolderLater(parent: string, host: ScratchHost = THIS_HOST): ScratchFolder {
-  const path = join(parent, `${PREFIX}${host.name}.${process.pid}.later`);
+  const path = join(parent, `${ownName(host)}later`);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
@@ -87,6 +90,11 @@ export async function scratchProblem(scratch: string): Promise<string | undefine
     if (error instanceof NotOwnFolder) return `Uploads cannot be received: ${scratch} is not the service's own folder (another user's, writable by others, or a link).`;
     return `Uploads cannot be received: the temporary folder cannot be written (${(error as NodeJS.ErrnoException).code ?? 'unknown'}).`;
   }
+}
+
+/** This service's folder name up to its last part: `companion-agent.<host>.<pid>.` (FOLDER_NAME reads it back). */
+function ownName(host: ScratchHost): string {
+  return `${PREFIX}${host.name}.${process.pid}.`;
 }
 
 function modifiedBefore(folder: string, time: number) {
