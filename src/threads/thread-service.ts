@@ -106,8 +106,10 @@ export function listOwnedThreads(memory: MastraMemory, resourceId: string, page:
 
 export async function listThreadMessages(memory: MastraMemory, threadId: string, resourceId: string, page: number, perPage: number) {
   await getOwnedThread(memory, threadId, resourceId);
+  // Every stored message is the user's, and counted in `total`: recall hides Mastra's signals and any message
+  // starting with "<system-reminder" unless told not to (after counting), which left pages short.
   return withStore(() =>
-    memory.recall({ threadId, resourceId, page, perPage, orderBy: { field: 'createdAt', direction: 'ASC' } }),
+    memory.recall({ threadId, resourceId, page, perPage, orderBy: { field: 'createdAt', direction: 'ASC' }, hideSignals: false }),
   );
 }
 
