@@ -209,6 +209,42 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(JSON.stringify(await bobsList.json())).not.toContain('alice-memory');
   });
 
+  it("refuses, in development, saving over another user's message by its id (Mastra checks only the thread it goes to)", async () => {
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    model.script({ text: 'Kept.' }, { text: 'Bob here.' });
+    const { response } = await (await call(dev, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-saved' }) })).json();
+    await call(dev, 'POST', GENERATE, { token: bob, body: say('Mine', { threadId: 'bob-own' }) });
+    const reply = response.uiMessages.at(-1).id;
+    const rewritten = { id: reply, threadId: 'bob-own', resourceId: 'bob', role: 'assistant', createdAt: new Date().toISOString(), content: { format: 2, parts: [{ type: 'text', text: 'BOB' }] } };
+
+    const saved = await call(dev, 'POST', '/api/memory/save-messages?agentId=companionAgent', { token: bob, body: { messages: [rewritten] } });
+    expect(saved.status).toBe(404);
+    expect(await saved.json()).toMatchObject({ code: 'NOT_FOUND', details: { messageId: reply } });
+    const alicesThread = await (await call(dev, 'GET', '/threads/alice-saved/messages', { token: alice })).json();
+    expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
+  });
+
+  // Studio names the agent's id as the user of its deletions; the caller's own thread is then deleted, another's is not.
+  it.each([
+    ['a thread', async () => ['DELETE', '/api/memory/threads/alice-deleted?agentId=companionAgent&resourceId=companionAgent']],
+    ['a conversation', async () => ['DELETE', '/api/v1/conversations/alice-deleted?resourceId=companionAgent']],
+    ['its messages', async (store: App) => {
+      const listed = await (await call(store, 'GET', '/api/memory/threads/alice-deleted/messages?agentId=companionAgent', { token: alice })).json();
+      return ['POST', '/api/memory/messages/delete?agentId=companionAgent&resourceId=companionAgent', { messageIds: listed.messages.map((message: { id: string }) => message.id) }];
+    }],
+  ] as const)("deletes %s of the caller's in development, when named for the agent's id as Studio does", async (_name, requestFor) => {
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    model.script({ text: 'Kept.' });
+    await call(dev, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-deleted' }) });
+    const [method, path, body] = (await requestFor(dev)) as [string, string, unknown?];
+    const messagesOf = async () => (await (await call(dev, 'GET', '/threads/alice-deleted/messages', { token: alice })).json()).messages;
+
+    expect((await call(dev, method, path, { token: bob, body })).status).toBe(403);
+    expect(await messagesOf()).toHaveLength(2);
+    expect((await call(dev, method, path, { token: alice, body })).status).toBe(200);
+    expect(await messagesOf()).toEqual(path.includes('/messages/') ? [] : undefined);
+  });
+
   // Studio names the agent's id as its user (memory.resource, a new thread's resourceId): Mastra takes the token's user
   // instead, and so does development; its Generate mode was refused with 403.
   it("takes the caller for the user Studio names, in development only: its chats and threads are the caller's", async () => {

@@ -154,6 +154,10 @@ export function threadNotFound(threadId: string) {
   return new ApiError(404, 'NOT_FOUND', `Thread ${threadId} was not found for this resource.`, { threadId });
 }
 
+export function messageNotFound(messageId: string) {
+  return new ApiError(404, 'NOT_FOUND', `Message ${messageId} was not found for this resource.`, { messageId });
+}
+
 /** Memory is off (no cause) or its store failed (the cause, kept for the log, never sent). */
 export function memoryNotInitialized(cause?: unknown) {
   return new ApiError(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type AppHarness } from '../../tests/fixtures/app-harness.ts';
 import { seedThread } from '../../tests/fixtures/seed-thread.ts';
@@ -42,6 +43,39 @@ describe('threadClaimGuard', () => {
       expect(created.status).toBe(200);
       expect(await created.json()).toMatchObject({ id: 'fresh-conversation', thread: { resourceId: 'fresh-conversation' } });
     }
+  });
+
+  /** A message saved as Studio saves one, under the given id, for `resourceId`'s thread `threadId`. */
+  const savedMessage = (id: string, threadId: string, resourceId: string) => ({
+    id,
+    threadId,
+    resourceId,
+    role: 'assistant',
+    createdAt: new Date().toISOString(),
+    content: { format: 2, parts: [{ type: 'text', text: 'rewritten' }] },
+  });
+  const storedIdsOf = async (threadId: string) =>
+    (await (await h.memoryStore()).listMessages({ threadId, perPage: false })).messages.map((message) => message.id);
+
+  it.each(['/api/memory/save-messages', '/api/memory/network/save-messages'])(
+    "refuses saving over another owner's message (%s) with 404: it stays in its thread, as it was",
+    async (path) => {
+      const [victims] = await storedIdsOf('victim-thread');
+      const before = await storeSnapshot(await h.store());
+      const response = await post(path, { messages: [savedMessage(victims!, 'own-thread', 'attacker')] });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', details: { messageId: victims } });
+      expect(await storeSnapshot(await h.store())).toEqual(before);
+    },
+  );
+
+  it("lets Mastra save a new message, or one of the owner's own, into the owner's thread", async () => {
+    const [own, ...others] = await storedIdsOf('own-thread');
+    const response = await post('/api/memory/save-messages', {
+      messages: [savedMessage(own!, 'own-thread', 'attacker'), savedMessage(randomUUID(), 'own-thread', 'attacker')],
+    });
+    expect(response.status).toBe(200);
+    expect(await storedIdsOf('own-thread')).toHaveLength(others.length + 2);
   });
 
   // Mastra reads a multipart body as the route's parameters too: a form naming the thread must not slip past.

@@ -1,18 +1,24 @@
+import type { MastraMemory } from '@mastra/core/memory';
 import type { MiddlewareHandler } from 'hono';
+import { messageNotFound } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
-import { findOwnedThread } from '../threads/thread-service.ts';
+import { findOwnedThread, withStore } from '../threads/thread-service.ts';
 import { callerOf, mastraResourceId } from './caller.ts';
 import { jsonBodyForMastra } from './mastra-body.ts';
 import '../routes/context.ts';
 
 /**
- * @module Mastra's routes that create a thread under a client-chosen id
- * (`POST /api/memory/threads` and its `network` twin with `threadId`, a clone
- * with `newThreadId`, a Responses API conversation with `conversation_id`;
- * open in development, for Studio) write it with the store's upsert: naming an
- * existing thread hands that thread, messages and all, to the caller. This
- * middleware answers a request naming another owner's thread as the thread API
- * does (404), before Mastra sees it.
+ * @module Mastra's routes that write a record under a client-chosen id, open
+ * in development for Studio, write it with the store's upsert: naming an
+ * existing record hands it to the caller.
+ * - A thread (`POST /api/memory/threads` and its `network` twin with
+ *   `threadId`, a clone with `newThreadId`, a Responses API conversation with
+ *   `conversation_id`): the thread, messages and all.
+ * - A message (`POST /api/memory/save-messages` and its twin, a message with
+ *   `id`): Mastra checks the thread it is saved to, not the one it is in, so
+ *   the message left its owner's thread for the caller's, rewritten.
+ * This middleware answers a request naming another owner's thread or message
+ * as the thread API answers another owner's thread (404), before Mastra sees it.
  */
 interface ThreadCreation {
   path: RegExp;
@@ -28,21 +34,45 @@ const CREATES: readonly ThreadCreation[] = [
   { path: /^\/api\/memory\/threads\/[^/]+\/clone$/, field: 'newThreadId', ownerField: 'resourceId' },
   { path: /^\/api\/v1\/conversations$/, field: 'conversation_id', ownerField: 'resource_id', ownsItselfWhenUnowned: true },
 ];
+const SAVES_MESSAGES = /^\/api\/memory(\/network)?\/save-messages$/;
 
 export function threadClaimGuard(): MiddlewareHandler {
   return async (c, next) => {
-    const create = c.req.method === 'POST' && CREATES.find((candidate) => candidate.path.test(c.req.path));
-    if (!create) return next();
+    if (c.req.method !== 'POST') return next();
+    const create = CREATES.find((candidate) => candidate.path.test(c.req.path));
+    const savesMessages = !create && SAVES_MESSAGES.test(c.req.path);
+    if (!create && !savesMessages) return next();
     const body = await jsonBodyForMastra(c);
-    const threadId = body?.[create.field];
     const memory = await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory();
-    // Without an id Mastra makes a fresh one; without memory or a valid body Mastra answers itself.
-    if (typeof threadId !== 'string' || !memory) return next();
-    const named = body?.[create.ownerField];
-    const requested = typeof named === 'string' ? named : undefined;
-    // As Mastra writes the thread: for the caller when authenticated (Studio names the agent's id), else the named owner.
-    const owner = mastraResourceId(callerOf(c.get('requestContext')), requested) ?? (create.ownsItselfWhenUnowned ? threadId : '');
-    await findOwnedThread(memory, threadId, owner);
+    // Without memory or a valid body Mastra answers itself.
+    if (!memory || !body) return next();
+    // As Mastra writes a record: for the caller when authenticated (Studio names the agent's id), else the named owner.
+    const ownerNamed = (named: unknown) => mastraResourceId(callerOf(c.get('requestContext')), typeof named === 'string' ? named : undefined);
+    if (create) {
+      const threadId = body[create.field];
+      // Without an id Mastra makes a fresh one.
+      if (typeof threadId !== 'string') return next();
+      await findOwnedThread(memory, threadId, ownerNamed(body[create.ownerField]) ?? (create.ownsItselfWhenUnowned ? threadId : ''));
+    } else {
+      const owners = new Map<string, string | undefined>();
+      for (const message of Array.isArray(body.messages) ? body.messages : []) {
+        if (typeof message?.id === 'string') owners.set(message.id, ownerNamed(message.resourceId));
+      }
+      await refuseOthersMessages(memory, owners);
+    }
     return next();
   };
+}
+
+/** Throws a 404 for the first stored message among `owners`' ids whose thread belongs to someone else than the owner it would be saved for. */
+async function refuseOthersMessages(memory: MastraMemory, owners: Map<string, string | undefined>) {
+  if (owners.size === 0) return;
+  const { messages: stored } = await withStore(async () => {
+    const store = await memory.storage.getStore('memory');
+    return (await store?.listMessagesById({ messageIds: [...owners.keys()] })) ?? { messages: [] };
+  });
+  for (const message of stored) {
+    const thread = message.threadId ? await withStore(() => memory.getThreadById({ threadId: message.threadId! })) : null;
+    if ((thread?.resourceId ?? message.resourceId) !== owners.get(message.id)) throw messageNotFound(message.id);
+  }
 }

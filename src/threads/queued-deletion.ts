@@ -11,7 +11,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
-import { callerOf, effectiveResourceId } from '../security/caller.ts';
+import { callerOf, mastraResourceId } from '../security/caller.ts';
 import { jsonBodyForMastra } from '../security/mastra-body.ts';
 import { waitForThreadTurns } from './thread-service.ts';
 import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
@@ -26,8 +26,9 @@ export function queueMastraDeletions(lock: TurnLock): MiddlewareHandler {
   return async (c, next) => {
     const owners = await threadOwnersTouched(c);
     if (owners.size === 0) return next();
-    // A caller who is not the owner waits in a queue of their own, as on every path (turn-lock.ts).
-    const caller = effectiveResourceId(callerOf(c.get('requestContext')), c.req.query('resourceId'));
+    // A caller who is not the owner waits in a queue of their own, as on every path (turn-lock.ts). The caller is
+    // who Mastra's handler acts for: with auth, the token's user, whatever the request names (Studio names the agent).
+    const caller = mastraResourceId(callerOf(c.get('requestContext')), c.req.query('resourceId'));
     const keys = [...owners].map(([threadId, owner]): TurnKey => ({ owner: caller ?? owner, threadId }));
     // One order for every deletion, so two that touch the same threads never wait on each other.
     keys.sort((a, b) => lockName(a).localeCompare(lockName(b)));
