@@ -24,7 +24,14 @@ function modelResponse(id: string, text?: string) {
     id,
     timestamp: new Date('2025-06-21T12:00:00Z'),
     modelId: 'stand-in-model',
-    headers: { 'content-type': 'application/json', 'set-cookie': 'session=secret' },
+    headers: {
+      'content-type': 'application/json',
+      'set-cookie': 'session=secret',
+      'openai-organization': 'org-of-the-key',
+      'openai-project': 'proj_of_the_key',
+      'x-ratelimit-remaining-requests': '4999',
+      'x-request-id': 'req-1',
+    },
     messages: [],
     uiMessages: text
       ? [{ id: 'ui-1', role: 'assistant', metadata: { createdAt: new Date('2025-06-21T12:00:01Z') }, parts: [{ type: 'text', text }] }]
@@ -162,7 +169,7 @@ describe('toGenerateResponse', () => {
 
   it('drops upstream cookies and gives ISO timestamps', () => {
     const { response } = toGenerateResponse(toolRun(), undefined, TRACE);
-    expect(response.headers).toEqual({ 'content-type': 'application/json' });
+    expect(response.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'req-1' });
     expect(response.timestamp).toBe('2025-06-21T12:00:00.000Z');
     expect(response.uiMessages[0]!.metadata.createdAt).toBe('2025-06-21T12:00:01.000Z');
   });

@@ -23,7 +23,7 @@ import {
   type ConversationIds,
   type SpecUsage,
 } from './shapes.ts';
-import { clientModelRequest, withoutCookies } from './redact.ts';
+import { clientModelRequest, clientResponseHeaders } from './redact.ts';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).describe('ISO 8601');
 const jsonObject = z.record(z.string(), z.unknown());
@@ -215,7 +215,7 @@ function toSpecResponse<OUTPUT>(response: LLMStepResult<OUTPUT>['response'] | un
     id: response?.id ?? '',
     timestamp: toIso(response?.timestamp),
     modelId: response?.modelId ?? '',
-    headers: withoutCookies(response?.headers ?? {}),
+    headers: clientResponseHeaders(response?.headers ?? {}),
     modelMetadata: jsonObjectOr(response?.modelMetadata),
     messages: response?.messages ?? [],
     uiMessages: (response?.uiMessages ?? []).map((message) => ({

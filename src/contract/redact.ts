@@ -4,7 +4,7 @@
  * ours, not the caller's, so both are replaced before the body leaves the
  * service. Handles both Chat Completions (`messages`, `tools[].function`) and
  * Responses (`instructions`, `input`, `tools[]`) bodies. The model server's
- * address and its cookies stay in the service.
+ * address and its account's headers stay in the service.
  */
 export const REDACTED = '[redacted]';
 
@@ -28,9 +28,15 @@ export function clientModelRequest(request: { body?: unknown } | undefined): { b
   return { body: redactRequestBody(request?.body) };
 }
 
-/** Upstream cookies belong to the service's connection to the model, not to our client. */
-export function withoutCookies(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'set-cookie'));
+/**
+ * The model server's response headers a client is shown: what describes that response. The others belong to the
+ * service's account and its connection to the model: cookies, the organization and project a key belongs to, the
+ * account's rate-limit state, the proxies on the way.
+ */
+const CLIENT_RESPONSE_HEADERS = new Set(['content-type', 'date', 'x-request-id', 'openai-processing-ms']);
+
+export function clientResponseHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => CLIENT_RESPONSE_HEADERS.has(name.toLowerCase())));
 }
 
 function parseJson(text: string): unknown {

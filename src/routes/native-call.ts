@@ -20,7 +20,7 @@ import {
   specMessagesOf,
   type NativeMemory,
 } from '../contract/native-request.ts';
-import { clientModelRequest, withoutCookies } from '../contract/redact.ts';
+import { clientModelRequest, clientResponseHeaders } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId, mastraResourceId } from '../security/caller.ts';
 import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { isPersonality } from '../contract/personalities.ts';
@@ -282,7 +282,7 @@ function withoutUpstreamDetails(value: unknown, fromTool: boolean): unknown {
 
 function withoutUpstreamDetail(key: string, item: unknown, underTool: boolean): unknown {
   if (key === 'error' && item) return safeError(item, underTool);
-  if (key === 'headers' && item && typeof item === 'object' && !Array.isArray(item)) return withoutCookies(item as Record<string, string>);
+  if (key === 'headers' && item && typeof item === 'object' && !Array.isArray(item)) return clientResponseHeaders(item as Record<string, string>);
   return withoutUpstreamDetails(item, underTool);
 }
 
