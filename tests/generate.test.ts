@@ -233,6 +233,16 @@ describe('POST /generate: weatherTool', () => {
     ]);
     expect(h.weather.requests).toHaveLength(0);
   });
+
+  it('checks arguments that are not JSON as {} (Mastra reads them so), and shows them as {}', async () => {
+    h.model.script({ toolCalls: [{ name: 'weatherTool', args: '{"location": "Par' }] }, { text: 'Which city?' });
+    const body = await (await h.post(GENERATE, userSays('Weather?'))).json();
+    expect(body.toolCalls).toEqual([{ toolCallId: 'call_1', toolName: 'weatherTool', args: {}, providerMetadata: {} }]);
+    expect(body.toolResults).toEqual([
+      { toolCallId: 'call_1', toolName: 'weatherTool', result: { error: expect.stringMatching(/^Tool input validation failed for weatherTool/) }, isError: true },
+    ]);
+    expect(h.weather.requests).toHaveLength(0);
+  });
 });
 
 describe('POST /generate: the tools the model is offered', () => {
