@@ -24,7 +24,7 @@ afterEach(() => vi.useRealTimers());
 const chunk = (type: string, payload: Record<string, unknown> = {}) => ({ type, payload, runId: RUN, from: 'AGENT' }) as unknown as ChunkType;
 
 /** A model run the test feeds chunk by chunk, piped to an SSE stream whose frames are recorded with the (fake) time they were written. */
-async function pipeRun({ recordedError }: { recordedError?: unknown } = {}) {
+async function pipeRun({ recordedError, writeTakesMs = 0 }: { recordedError?: unknown; writeTakesMs?: number } = {}) {
   let upstream!: ReadableStreamDefaultController<ChunkType>;
   let upstreamCancelled = false;
   const source = new ReadableStream<ChunkType>({
@@ -33,6 +33,14 @@ async function pipeRun({ recordedError }: { recordedError?: unknown } = {}) {
   });
   const wire = new TransformStream<Uint8Array, Uint8Array>();
   const sse = new SSEStreamingApi(wire.writable, wire.readable);
+  if (writeTakesMs > 0) {
+    // A socket that takes its time to accept a write (a real one settles a write some time after it is made).
+    const write = sse.write.bind(sse);
+    sse.write = async (input) => {
+      await new Promise((resolve) => setTimeout(resolve, writeTakesMs));
+      return write(input);
+    };
+  }
   const frames: Array<{ at: number; text: string }> = [];
   const reading = (async () => {
     const reader = sse.responseReadable.pipeThrough(new TextDecoderStream()).getReader();
@@ -90,6 +98,17 @@ it('keeps an idle stream open with comments, then ends it with one timeout error
   expect(run.frames.at(-1)!.at).toBe(TIMING.idleTimeoutMs);
   expect(run.abort.signal.aborted).toBe(true);
   expect(run.upstreamCancelled()).toBe(true);
+});
+
+it('writes a comment every keep-alive interval when each write takes a moment to settle', async () => {
+  const run = await pipeRun({ writeTakesMs: 3 });
+  run.send(chunk('start'));
+  await vi.advanceTimersByTimeAsync(TIMING.idleTimeoutMs - 1);
+  const keepAlives = run.frames.filter((f) => f.text === KEEP_ALIVE).map((f) => f.at);
+  // Each frame reaches the wire 3 ms after it is written: one every 100 ms from the first frame's 3 ms on.
+  expect(keepAlives).toEqual([103, 203, 303, 403, 503, 603]);
+  await vi.advanceTimersByTimeAsync(1);
+  await run.done();
 });
 
 it('counts idleness from the last chunk, not from the start of the run', async () => {

@@ -102,6 +102,8 @@ function createWriter(client: StreamClient, turn: Turn, timing: StreamTiming) {
     },
     async write(data: string, signal?: AbortSignal) {
       inFlight += 1;
+      // The bytes leave now: a write that settles later (the socket's acceptance) must not push the next keep-alive back.
+      lastWrite = Date.now();
       try {
         const outcome = await within(client.sse.write(data), timing.writeTimeoutMs, signal);
         if (outcome === TIMED_OUT) {
@@ -110,7 +112,6 @@ function createWriter(client: StreamClient, turn: Turn, timing: StreamTiming) {
         }
       } finally {
         inFlight -= 1;
-        lastWrite = Date.now();
       }
     },
   };
@@ -167,10 +168,18 @@ async function within<T>(work: Promise<T>, ms: number | undefined, stop?: AbortS
   }
 }
 
-/** An SSE comment (`: keep-alive`) whenever nothing was written for a while, so proxies keep the stream open. */
+/**
+ * An SSE comment (`: keep-alive`) once nothing was written for `interval`, so proxies keep the stream open: the timer
+ * is set for the moment the stream would have been idle that long, never a tick later.
+ */
 function startKeepAlive(writer: ReturnType<typeof createWriter>, interval: number) {
-  const timer = setInterval(() => {
-    if (writer.idleFor >= interval) void writer.write(': keep-alive\n\n');
-  }, interval / 2);
-  return { stop: () => clearInterval(timer) };
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    const idleFor = writer.idleFor;
+    if (idleFor < interval) return (timer = setTimeout(check, interval - idleFor));
+    void writer.write(': keep-alive\n\n');
+    timer = setTimeout(check, interval);
+  };
+  timer = setTimeout(check, interval);
+  return { stop: () => clearTimeout(timer) };
 }
