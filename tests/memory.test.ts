@@ -177,6 +177,17 @@ describe('the store failing during a turn', () => {
     });
   });
 
+  it('/generate, native (@mastra/client-js): 500 MEMORY_NOT_INITIALIZED, as a SPEC turn', async () => {
+    await withApp({}, async (h) => {
+      await failReplyWrites(h);
+      h.model.script({ text: 'A reply the store cannot keep.' });
+      const response = await h.post(GENERATE, { messages: 'Hi', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE);
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({ ...STORE_FAILED, details: {} });
+      expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
+    });
+  });
+
   it('/stream: one error event MEMORY_NOT_INITIALIZED instead of run-finish', async () => {
     await withApp({}, async (h) => {
       await failReplyWrites(h);
