@@ -219,7 +219,12 @@ export interface Config {
 
 /** Empty (or blank) values count as unset, so `KEY=` in a copied `.env.example` means "use the default". */
 function withoutEmptyValues(env: Record<string, string | undefined>) {
-  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => !isBlank(value)));
+}
+
+/** Unset, empty or only whitespace: what the configuration reads as unset (also in the AI SDK's variables). */
+function isBlank(value: string | undefined): boolean {
+  return value === undefined || value.trim() === '';
 }
 
 /**
@@ -381,8 +386,8 @@ export function loadConfig(): Config {
     const config = parseConfig(process.env);
     // Mastra reads its switch from the environment, and reports usage from every server it starts unless it is set.
     process.env.MASTRA_TELEMETRY_DISABLED = String(!config.mastraTelemetry);
-    // The AI SDK reads these itself, and refuses an empty base URL as it loads: empty means unset for it too.
-    for (const key of AI_SDK_ENV_KEYS) if (process.env[key] === '') delete process.env[key];
+    // The AI SDK reads these itself, and refuses a blank base URL as it loads: blank means unset for it too.
+    for (const key of AI_SDK_ENV_KEYS) if (isBlank(process.env[key])) delete process.env[key];
     return config;
   } catch (error) {
     console.error((error as Error).message);

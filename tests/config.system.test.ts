@@ -64,9 +64,9 @@ describe('configuration', () => {
     }
   });
 
-  it('starts with the empty values a copied .env.example or compose gives: empty means the default, for the AI SDK too', async () => {
-    // @ai-sdk/openai reads OPENAI_BASE_URL itself as it loads, and refused an empty one: the process exited with a stack.
-    const service = await startService({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: '', STT_BASE_URL: '', DATABASE_URL: tempDatabaseUrl() });
+  it.each(['', ' '])('starts with the empty or blank values a copied .env.example or compose gives (%j): the default, for the AI SDK too', async (blank) => {
+    // @ai-sdk/openai reads OPENAI_BASE_URL itself as it loads, and refused an empty or blank one: the process exited with a stack.
+    const service = await startService({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: blank, STT_BASE_URL: blank, DATABASE_URL: tempDatabaseUrl() });
     try {
       const ready = await fetch(`${service.url}/ready`);
       expect(ready.status).toBe(200);
