@@ -2,11 +2,13 @@
  * The local engine on real speech: sentences spoken by flite, in every upload format, short and long.
  * Needs Debian's pocketsphinx, pocketsphinx-en-us, ffmpeg and flite: without them these tests fail.
  */
-import { createReadStream, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { children } from '../../tests/fixtures/child-processes.ts';
+import { startService } from '../../tests/fixtures/service.ts';
 import { PLACE_PHRASES, recording, requireSpeechTools, SAMPLE_RATE, speech, SPEECH_PHRASES, upload } from '../../tests/fixtures/speech.ts';
 import { corpusWordErrorRate, wordErrorRate } from '../../tests/fixtures/wer.ts';
 import { AUDIO_FORMATS } from '../contract/stt.ts';
@@ -116,6 +118,28 @@ describe('local engine: stopping', () => {
   });
 });
 
+describe('local engine: readiness', () => {
+  it('runs ffmpeg and ffprobe once for any number of /ready polls, not once per poll', async () => {
+    // The service's whole PATH: ffmpeg and ffprobe, each a script that notes its run and runs the real program.
+    const path = mkdtempSync(join(scratch, 'path-'));
+    const runs = join(scratch, 'program-runs.log');
+    for (const program of ['ffmpeg', 'ffprobe']) {
+      const real = execFileSync('which', [program], { encoding: 'utf8' }).trim();
+      writeFileSync(join(path, program), `#!/bin/sh\necho "${program} $*" >> '${runs}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    }
+    const service = await startService({ STT_PROVIDER: 'local', DATABASE_URL: 'none', PATH: path });
+    try {
+      for (let poll = 0; poll < 3; poll++) {
+        const { checks } = await (await fetch(`${service.url}/ready`)).json();
+        expect(checks['stt-local']).toEqual({ ok: true });
+      }
+      expect(existsSync(runs) ? readFileSync(runs, 'utf8').trim().split('\n').sort() : []).toEqual(['ffmpeg -version', 'ffprobe -version']);
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
+});
+
 describe('local engine: its files', () => {
   it('keeps hearing its places after a temporary-folder cleaner removed its companion model, once its idle workers have gone', async () => {
     const tempDir = mkdtempSync(join(scratch, 'cleaned-'));
@@ -164,11 +188,13 @@ describe('local engine: errors', () => {
 
   it('says which package is missing and how to install it, in transcriptions and in readiness', async () => {
     const file = upload({ path: await speech(SPEECH_PHRASES[0]), format: 'wav' });
+    // The engine's own ffmpeg decodes only an upload without the probe's PCM; the probe's ffmpeg on PATH is in
+    // readiness (tests/stt-service.system.test.ts), which a missing ffmpegPath does not change.
     const cases = [
-      { options: { libraryPath: '/nonexistent/libpocketsphinx.so.3' }, missing: 'libpocketsphinx3' },
-      { options: { ffmpegPath: '/nonexistent/ffmpeg' }, missing: 'ffmpeg' },
+      { options: { libraryPath: '/nonexistent/libpocketsphinx.so.3' }, missing: 'libpocketsphinx3', inReadiness: true },
+      { options: { ffmpegPath: '/nonexistent/ffmpeg' }, missing: 'ffmpeg', inReadiness: false },
     ];
-    for (const { options, missing } of cases) {
+    for (const { options, missing, inReadiness } of cases) {
       const broken = createLocalEngine({ ...options, workers: 1 });
       try {
         const failure = broken.transcribe(file, {});
@@ -179,10 +205,12 @@ describe('local engine: errors', () => {
         });
         await expect(failure).rejects.toThrow(`Debian package ${missing}`);
         await expect(failure).rejects.toThrow(INSTALL_COMMAND);
-        const readiness = await broken.readiness();
-        expect(readiness.ok).toBe(false);
-        expect(readiness.detail).toContain(`Debian package ${missing}`);
-        expect(readiness.detail).toContain(INSTALL_COMMAND);
+        if (inReadiness) {
+          const readiness = await broken.readiness();
+          expect(readiness.ok).toBe(false);
+          expect(readiness.detail).toContain(`Debian package ${missing}`);
+          expect(readiness.detail).toContain(INSTALL_COMMAND);
+        }
       } finally {
         await broken.close();
       }

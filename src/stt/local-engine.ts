@@ -139,7 +139,9 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
     },
 
     async readiness(): Promise<EngineReadiness> {
-      const problem = (await recogniserProblem()) ?? ((await canRun(settings.ffmpegPath)) ? undefined : missingPackageError('ffmpeg'));
+      // ffmpeg is the probe's to check (found once, then no process per poll): the service's uploads come with the
+      // probe's PCM, so this engine's own ffmpeg (`ffmpegPath`) runs only for callers that send none.
+      const problem = await recogniserProblem();
       return problem ? { ok: false, detail: problem.message } : probeReadiness();
     },
 
@@ -225,15 +227,5 @@ async function transcribeFile(
     if (failure instanceof ApiError) throw failure;
     if (error instanceof ApiError) throw error;
     throw transcriptionFailed('The audio could not be transcribed.', error);
-  }
-}
-
-async function canRun(command: string): Promise<boolean> {
-  const child = spawn(command, ['-version'], { stdio: 'ignore' });
-  try {
-    const [code] = await once(child, 'close');
-    return code === 0;
-  } catch {
-    return false;
   }
 }

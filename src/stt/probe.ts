@@ -54,7 +54,7 @@ export const PCM_OUTPUT_OPTIONS = ['-ac', '1', '-ar', String(SAMPLE_RATE), '-f',
 /** The programs every upload is probed with, whichever engine then transcribes it (both come with Debian's ffmpeg). */
 const PROBE_PROGRAMS = ['ffprobe', 'ffmpeg'] as const;
 
-/** Both found once: they do not go away, and a readiness poll then starts no process. */
+/** Both found once: they do not go away, so later readiness polls run neither (no engine checks them on its own). */
 let probeProgramsFound = false;
 
 /**
