@@ -1,5 +1,7 @@
+import { createClient } from '@libsql/client';
 import { MastraError } from '@mastra/core/error';
 import type { MastraDBMessage } from '@mastra/core/memory';
+import { TABLE_MESSAGES } from '@mastra/core/storage';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
 import { eventsOf, readFrames } from './fixtures/sse.ts';
@@ -185,6 +187,27 @@ describe('the store failing during a turn', () => {
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({ ...STORE_FAILED, details: {} });
       expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
+    });
+  });
+
+  it('/stream, native (@mastra/client-js): an error frame MEMORY_NOT_INITIALIZED instead of its finish, and a failure line', async () => {
+    const databaseUrl = tempDatabaseUrl();
+    await withApp({ DATABASE_URL: databaseUrl }, async (h) => {
+      // The database itself refuses a reply (beneath every wrapper of the store), as a full disk would.
+      await (await h.store()).init();
+      const database = createClient({ url: databaseUrl });
+      await database.execute(`CREATE TRIGGER full_disk BEFORE INSERT ON ${TABLE_MESSAGES} WHEN NEW.role = 'assistant' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+      database.close();
+      h.model.script({ text: ['A reply ', 'the store cannot keep.'] });
+      const response = await h.post(STREAM, { messages: 'Hi', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE);
+      expect(response.status).toBe(200);
+      const frames = await readFrames(response);
+      expect(frames.at(-1)).toBe('data: [DONE]\n\n');
+      const chunks = eventsOf(frames.slice(0, -1));
+      expect(chunks.map((chunk) => chunk.type)).toEqual(['start', 'step-start', 'text-start', 'text-delta', 'text-delta', 'text-end', 'step-finish', 'error']);
+      expect(chunks.at(-1)).toEqual({ type: 'error', runId: chunks[0].runId, from: chunks[0].from, payload: { error: { message: STORE_FAILED.error, code: STORE_FAILED.code } } });
+      expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
+      expect(h.loggedErrors()).toContain('request failed');
     });
   });
 

@@ -145,7 +145,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     /** The stored conversation's ids; `undefined` for a stateless turn. */
     conversation: ids,
     /** Runs the agent call on the thread as this turn opened it: Mastra's reads of it need no query. */
-    run: <T>(call: () => T) => runOnTurnThread(conversation.thread, call),
+    run: <T>(call: () => T) => runOnTurnThread(conversation.thread && { thread: conversation.thread }, call),
     /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
     turn,
   };

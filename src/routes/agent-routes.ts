@@ -36,13 +36,14 @@ function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRoute
     if (!c.req.header(NATIVE_CLIENT_HEADER)) return spec(c);
     const { turn, thread } = await startNativeTurn(c, options);
     c.set('abortSignal', turn.signal);
+    const scope = thread && { thread };
     try {
-      await runOnTurnThread(thread, next);
+      await runOnTurnThread(scope, next);
     } catch (error) {
       turn.end();
       throw error;
     }
-    await sanitizeNativeAnswer(c, options, turn);
+    await sanitizeNativeAnswer(c, options, turn, scope);
   };
 }
 

@@ -10,6 +10,7 @@ import {
   fromZodError,
   invalidRequest,
   MODEL_NOT_CONFIGURED,
+  toApiError,
   toolFailed,
 } from '../contract/errors.ts';
 import { titleFrom } from '../contract/agent-input.ts';
@@ -28,6 +29,7 @@ import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
+import type { TurnScope } from '../threads/turn-thread.ts';
 import { queryParameterNames, readJsonBody } from './agent-call.ts';
 import { logFailure } from './error-handler.ts';
 import { replaceJsonBody } from './response-body.ts';
@@ -174,9 +176,9 @@ interface NativeGenerateReply extends ModelCall {
  * the turn by then) or its client has left; a stopped generate answers why it
  * stopped, as SPEC's does.
  */
-export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions, turn: Turn): Promise<void> {
+export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions, turn: Turn, scope?: TurnScope): Promise<void> {
   const contentType = c.res.headers.get('content-type') ?? '';
-  if (contentType.startsWith('text/event-stream') && c.res.body) return sanitizeNativeStream(c, turn, options.stream.writeTimeoutMs);
+  if (contentType.startsWith('text/event-stream') && c.res.body) return sanitizeNativeStream(c, turn, options.stream.writeTimeoutMs, scope);
   try {
     const reason = turn.stopped();
     if (reason) throw reason;
@@ -200,19 +202,25 @@ function redactedModelCall<T extends ModelCall>(call: T): T {
 
 /**
  * Rewrites each frame of a native stream whole (SSE frames end with a blank
- * line). The turn ends with the stream: after its last frame, or, when its
- * client leaves, once Mastra has finished the stopped run (`settle`). The
- * server takes the next chunk once the client has read the last one: a chunk
- * left waiting `writeTimeoutMs` means a client that stopped reading, which is
- * dropped and its turn stopped, freeing its thread.
+ * line). A run whose reply could not be stored ends with an `error` frame in
+ * place of its `finish` (Mastra finishes it as a success). The turn ends with
+ * the stream: after its last frame, or, when its client leaves, once Mastra has
+ * finished the stopped run (`settle`). The server takes the next chunk once the
+ * client has read the last one: a chunk left waiting `writeTimeoutMs` means a
+ * client that stopped reading, which is dropped and its turn stopped, freeing
+ * its thread.
  */
-function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number): void {
+function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, scope?: TurnScope): void {
   let pending = '';
   /** The run's failure, as its `error` frame reported it to the client. */
   let failure: ApiError | undefined;
   const sanitized = (frame: string) => {
     if (!frame.startsWith('data: {')) return frame;
     const chunk = JSON.parse(frame.slice('data: '.length));
+    if (chunk.type === 'finish' && scope?.failedSave !== undefined) {
+      failure ??= toApiError(scope.failedSave);
+      return `data: ${JSON.stringify({ type: 'error', runId: chunk.runId, from: chunk.from, payload: { error: { message: failure.message, code: failure.code } } })}`;
+    }
     if (chunk.type === 'error') failure ??= fromSerializedFailure(chunk.payload?.error);
     return `data: ${JSON.stringify(withoutUpstreamDetails(chunk, false))}`;
   };

@@ -1,4 +1,4 @@
-import type { StorageThreadType } from '@mastra/core/memory';
+import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { describe, expect, it, vi } from 'vitest';
 import { runOnTurnThread, serveTurnThread } from './turn-thread.ts';
 
@@ -23,6 +23,10 @@ function storeWithQueries() {
       return thread;
     },
     deleteThread: async ({ threadId }: { threadId: string }) => void stored.delete(threadId),
+    saveMessages: async ({ messages }: { messages: MastraDBMessage[] }) => {
+      if (messages.some((message) => message.id === 'too-much')) throw new Error('SQLITE_FULL');
+      return { messages };
+    },
   };
   const query = store.getThreadById;
   serveTurnThread(store);
@@ -30,10 +34,12 @@ function storeWithQueries() {
 }
 type StoreUnderTest = ReturnType<typeof storeWithQueries>['store'];
 
+const messageWithId = (id: string) => ({ id }) as MastraDBMessage;
+
 describe('serveTurnThread', () => {
   it('answers the turn’s reads of its own thread without a query, across awaits and timers', async () => {
     const { store, query } = storeWithQueries();
-    const reads = await runOnTurnThread(opened, async () => {
+    const reads = await runOnTurnThread({ thread: opened }, async () => {
       const first = await store.getThreadById({ threadId: 'diary' });
       await new Promise((resolve) => setTimeout(resolve, 1));
       const second = await store.getThreadById({ threadId: 'diary', resourceId: 'ada' });
@@ -45,7 +51,7 @@ describe('serveTurnThread', () => {
 
   it('queries the store for another thread, for another owner’s read, and outside any turn', async () => {
     const { store, query } = storeWithQueries();
-    await runOnTurnThread(opened, async () => {
+    await runOnTurnThread({ thread: opened }, async () => {
       expect(await store.getThreadById({ threadId: 'other' })).toBeNull();
       expect((await store.getThreadById({ threadId: 'diary', resourceId: 'mallory' }))?.title).toBe('as stored');
     });
@@ -56,7 +62,7 @@ describe('serveTurnThread', () => {
 
   it('gives each read a copy: a caller that changes it leaves the turn’s thread as opened', async () => {
     const { store } = storeWithQueries();
-    const second = await runOnTurnThread(opened, async () => {
+    const second = await runOnTurnThread({ thread: opened }, async () => {
       const first = (await store.getThreadById({ threadId: 'diary' }))!;
       first.title = 'changed';
       first.metadata!.personality = 'friend';
@@ -71,7 +77,7 @@ describe('serveTurnThread', () => {
     ['saves', (store: StoreUnderTest) => store.saveThread({ thread: { ...opened, title: 'renamed' } })],
   ])('reads the store again once the turn %s its own thread', async (_name, write) => {
     const { store, query } = storeWithQueries();
-    const afterWrite = await runOnTurnThread(opened, async () => {
+    const afterWrite = await runOnTurnThread({ thread: opened }, async () => {
       await write(store);
       return store.getThreadById({ threadId: 'diary' });
     });
@@ -81,10 +87,21 @@ describe('serveTurnThread', () => {
 
   it('finds no thread once the turn deletes its own', async () => {
     const { store } = storeWithQueries();
-    const afterDelete = await runOnTurnThread(opened, async () => {
+    const afterDelete = await runOnTurnThread({ thread: opened }, async () => {
       await store.deleteThread({ threadId: 'diary' });
       return store.getThreadById({ threadId: 'diary' });
     });
     expect(afterDelete).toBeNull();
+  });
+
+  it("keeps the turn's first failed save of its messages in its scope, and nothing outside a turn", async () => {
+    const { store } = storeWithQueries();
+    const scope = { thread: opened };
+    await runOnTurnThread(scope, async () => {
+      await store.saveMessages({ messages: [messageWithId('fine')] });
+      await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
+    });
+    expect(scope).toEqual({ thread: opened, failedSave: new Error('SQLITE_FULL') });
+    await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
   });
 });

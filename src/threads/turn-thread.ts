@@ -12,26 +12,37 @@
  * write the thread (none does today; a thread-scoped working memory would), its
  * later reads go to the store again. Everything outside the turn's async
  * context (the thread API, other turns) reads the store as before.
+ *
+ * The turn's context also keeps the turn's first failed message save: Mastra
+ * records a reply it could not store on its run and ends the run as usual, which
+ * a native stream's `finish` then reports as a success (native-call.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { StorageThreadType } from '@mastra/core/memory';
 import type { MemoryStorage } from '@mastra/core/storage';
 
-type ThreadStore = Pick<MemoryStorage, 'getThreadById' | 'saveThread' | 'updateThread' | 'deleteThread'>;
+type ThreadStore = Pick<MemoryStorage, 'getThreadById' | 'saveThread' | 'updateThread' | 'deleteThread' | 'saveMessages'>;
 
-/** The running turn's thread; dropped once the turn writes it. */
-const turnThread = new AsyncLocalStorage<{ thread?: StorageThreadType }>();
-
-/** Runs a stored turn's agent call (and everything it starts) with the thread as the turn opened it. */
-export function runOnTurnThread<T>(thread: StorageThreadType | undefined, run: () => T): T {
-  return thread ? turnThread.run({ thread }, run) : run();
+/** A stored turn's async context. */
+export interface TurnScope {
+  /** The turn's thread as it opened it; dropped once the turn writes it. */
+  thread?: StorageThreadType;
+  /** The first save of the turn's messages that failed. */
+  failedSave?: unknown;
 }
 
-/** Makes the memory store answer the running turn's reads of its own thread without a query. */
+const turnScope = new AsyncLocalStorage<TurnScope>();
+
+/** Runs a stored turn's agent call (and everything it starts) in its scope: with the thread as the turn opened it. */
+export function runOnTurnThread<T>(scope: TurnScope | undefined, run: () => T): T {
+  return scope ? turnScope.run(scope, run) : run();
+}
+
+/** Makes the memory store answer the running turn's reads of its own thread without a query, and note its failed saves. */
 export function serveTurnThread(store: ThreadStore): void {
   const read = store.getThreadById.bind(store);
   store.getThreadById = async (args) => {
-    const thread = turnThread.getStore()?.thread;
+    const thread = turnScope.getStore()?.thread;
     const isTurnThread = thread?.id === args.threadId && (args.resourceId === undefined || args.resourceId === thread.resourceId);
     // A copy, as a query would give: a caller that sets a field or a metadata entry of what it got leaves the turn's thread as it was.
     return isTurnThread ? { ...thread, metadata: thread.metadata && { ...thread.metadata } } : read(args);
@@ -51,10 +62,20 @@ export function serveTurnThread(store: ThreadStore): void {
     forget(args.threadId);
     return remove(args);
   };
+  const saveMessages = store.saveMessages.bind(store);
+  store.saveMessages = async (args) => {
+    try {
+      return await saveMessages(args);
+    } catch (error) {
+      const scope = turnScope.getStore();
+      if (scope) scope.failedSave ??= error;
+      throw error;
+    }
+  };
 }
 
 /** A turn that writes its own thread reads it from the store from then on. */
 function forget(threadId: string) {
-  const turn = turnThread.getStore();
+  const turn = turnScope.getStore();
   if (turn?.thread?.id === threadId) turn.thread = undefined;
 }
