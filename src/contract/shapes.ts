@@ -119,6 +119,7 @@ function argsOf(args: unknown): Record<string, unknown> {
 }
 
 /** Where a stored turn lives: the thread and its owner. A stateless turn has none. */
-const conversationIdsSchema = z.object({ threadId: z.string(), resourceId: z.string() });
-
-export type ConversationIds = z.infer<typeof conversationIdsSchema>;
+export interface ConversationIds {
+  threadId: string;
+  resourceId: string;
+}
