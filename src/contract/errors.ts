@@ -1,8 +1,8 @@
 /**
  * @module SPEC's error model: every failure leaves the service as
- * `{ error, code, details }` (+ `stack` in development only), and this module
- * is the one place that decides which status and code a failure gets, ours
- * and the framework's alike (`toApiError`).
+ * `{ error, code, details }` (+ `stack` in development only). src/contract/ is
+ * the one place that decides which status and code a failure gets: this module
+ * for ours and the framework's alike (`toApiError`), stt.ts for speech-to-text's.
  */
 import { HTTPException } from 'hono/http-exception';
 // Mastra's schema routes throw their own copy of Hono's HTTPException.

@@ -13,7 +13,8 @@ import { TurnJournal } from './processors/turn-journal.ts';
 import { WORKING_MEMORY_TEMPLATE } from './working-memory-template.ts';
 
 /**
- * Set by the SPEC routes on a turn without threadId/resourceId. Stock Memory
+ * Set by the SPEC routes on a turn without threadId/resourceId, and by the native
+ * agent routes on a turn without `memory` (src/routes/native-call.ts). Stock Memory
  * prepares its processors (and so touches the store) on every turn; a
  * stateless turn skips them, so it stays cheap and still works when the store
  * is unreachable.

@@ -44,7 +44,7 @@ const WeatherSchema = z.object({
   windSpeed: z.number().describe('Wind speed 10 m above ground, in km/h'),
   windGust: z.number().describe('Wind gusts 10 m above ground, in km/h'),
   conditions: z.string().describe('Sky and precipitation in words, e.g. "Partly cloudy"'),
-  location: z.string().describe('The place found, as "name, country" (the name alone when it has no country)'),
+  location: z.string().describe('The place found, as "name, country" (the name alone when it has no country); with latitude and longitude, the name as given'),
 });
 
 export type Weather = z.infer<typeof WeatherSchema>;
