@@ -198,6 +198,24 @@ it("answers a model server's failure as a SPEC turn does: its 429 with the wait,
   expect(errors.map((chunk) => chunk.payload.error)).toEqual([{ message: 'The language model is rate limiting requests; try again in 30 s.', code: 'RATE_LIMITED' }]);
 });
 
+it('ends a native stream whose model stream ends without a finish reason with one error frame, after one model call, keeping the partial reply marked interrupted', async () => {
+  h.reset();
+  const memory = { thread: 'native-cut', resource: 'ada' };
+  h.model.script({ text: ['Half ', 'a reply'], endAfter: 1 });
+  const stream = await (await h.post(STREAM, { messages: 'Hi', memory }, NATIVE)).text();
+  const chunks = stream.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)));
+  expect(chunks.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.payload.text)).toEqual(['Half ']);
+  expect(chunks.filter((chunk) => chunk.type === 'error').map((chunk) => chunk.payload.error)).toEqual([
+    { message: "The model's response ended before the reply was complete.", code: 'MODEL_ERROR' },
+  ]);
+  expect(h.model.requests).toHaveLength(1);
+  const stored = await (await h.get('/threads/native-cut/messages?resourceId=ada')).json();
+  expect(stored.messages.map((message: { role: string; content: string; interrupted?: boolean }) => [message.role, message.content, message.interrupted])).toEqual([
+    ['user', 'Hi', undefined],
+    ['assistant', 'Half ', true],
+  ]);
+});
+
 it('logs a native stream that fails after its 200 once, as a SPEC stream', async () => {
   h.reset();
   h.model.script({ error: { status: 500, message: 'The server had an error' } });

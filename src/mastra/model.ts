@@ -9,7 +9,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { MastraModelConfig } from '@mastra/core/llm';
 import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
+import { APICallError, wrapLanguageModel, type LanguageModelMiddleware } from 'ai';
 import type { Config } from '../../mastra.config.ts';
 import { rethrowLongWait } from './long-rate-limits.ts';
 import { uniqueToolCallIds } from './unique-tool-call-ids.ts';
@@ -55,6 +55,15 @@ function settledFinish(finishReason: FinishReason, calledTools: boolean): Finish
   return { ...finishReason, unified: LENGTH_FINISHES.has(finishReason.raw ?? '') ? 'length' : 'stop' };
 }
 
+/**
+ * A streamed answer that ends without a finish (the provider's `interrupted`) was cut off: it fails as a call whose
+ * answer began (200) and could not be read to its end, which is how a cut connection fails. Mastra took such a step
+ * for one to continue, and called the model again, up to the step limit, repeating the reply so far each time.
+ */
+function cutOff(): APICallError {
+  return new APICallError({ message: 'The model stream ended without a finish reason.', url: '', requestBodyValues: undefined, statusCode: 200, isRetryable: false });
+}
+
 const settleUnnamedFinishes: LanguageModelMiddleware = {
   wrapGenerate: async ({ doGenerate }) => {
     const result = await doGenerate();
@@ -66,7 +75,9 @@ const settleUnnamedFinishes: LanguageModelMiddleware = {
     const settled = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
       transform(part, controller) {
         if (part.type === 'tool-call') calledTools = true;
-        controller.enqueue(part.type === 'finish' ? { ...part, finishReason: settledFinish(part.finishReason, calledTools) } : part);
+        if (part.type !== 'finish') controller.enqueue(part);
+        else if (part.finishReason.unified === 'interrupted') controller.enqueue({ type: 'error', error: cutOff() });
+        else controller.enqueue({ ...part, finishReason: settledFinish(part.finishReason, calledTools) });
       },
     });
     return { ...rest, stream: stream.pipeThrough(settled) };
