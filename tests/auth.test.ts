@@ -317,6 +317,15 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     expect(await capabilities(await sign({ sub: 'carol' }, { audience: 'someone-else' }))).not.toHaveProperty('user');
   });
 
+  it("tells Studio no one is signed in for a subject outside the id pattern, which every route refuses", async () => {
+    // Auth0's subjects look like this: `|` is not in the pattern.
+    const token = await sign({ sub: 'auth0|carol' });
+    const capabilities = await (await app.request('/api/auth/capabilities', { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(capabilities).toMatchObject({ enabled: true });
+    expect(capabilities).not.toHaveProperty('user');
+    expect((await call(app, 'GET', '/threads', { token })).status).toBe(401);
+  });
+
   it('refuses a token for another audience, one that never expires (no exp), an HS256 token and an unsigned one', async () => {
     const tokens = [await sign({ sub: 'carol' }, { audience: 'someone-else' }), await sign({ sub: 'carol' }, { expires: false }), await hs256({ sub: 'carol' }), unsigned({ sub: 'carol' })];
     for (const token of tokens) {

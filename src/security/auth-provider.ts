@@ -72,7 +72,7 @@ export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | u
       }) as unknown as MastraAuthProvider,
     );
   }
-  if (auth.jwks) providers.push(new JwksAuth(auth.jwks));
+  if (auth.jwks) providers.push(new JwksAuth({ ...auth.jwks, subjectOf }));
   if (providers.length === 0) return undefined;
   return providers.length === 1 ? providers[0] : new EitherTokenAuth(providers);
 }

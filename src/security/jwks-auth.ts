@@ -15,6 +15,11 @@ export interface JwksAuthOptions {
   issuer?: string;
   /** Required `aud` claim: the identity provider signs its other applications' tokens with the same keys. */
   audience: string;
+  /**
+   * The user a verified token stands for, if its subject is a usable id: auth-provider.ts's `subjectOf`, the rule
+   * every provider and every route go by, given here since that module imports this one.
+   */
+  subjectOf(claims: JWTPayload): string | undefined;
 }
 
 // Asymmetric algorithms only: a JWKS holds public keys, so an HMAC token "signed" with one is a forgery.
@@ -106,7 +111,7 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
   }
 
   async authorizeUser(user: JWTPayload): Promise<boolean> {
-    return typeof user.sub === 'string';
+    return this.options.subjectOf(user) !== undefined;
   }
 
   /**
@@ -117,7 +122,9 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
     const token = bearerToken(request.headers.get('authorization'));
     // Studio's sign-in state: with the key set out of reach, no one is signed in.
     const claims = token ? await this.authenticateToken(token).catch(() => null) : null;
-    return claims && (await this.authorizeUser(claims)) ? { id: claims.sub as string } : null;
+    // A subject the routes refuse is no one signed in: Studio would show a user whose every call is a 401.
+    const id = claims ? this.options.subjectOf(claims) : undefined;
+    return id ? { id } : null;
   }
 
   /** There is no user directory here: the identity provider keeps it. */
