@@ -57,39 +57,46 @@ describe('the per-thread queue belongs to the thread’s owner', () => {
     ]);
   });
 
-  it('gives a new thread id to the owner who creates it first; another owner racing to create it gets 404 and writes nothing', async () => {
-    // Alice's turn is held between finding no thread and creating it, until Mallory's turn creates it too
-    // or has had ample time to: the moment a racing owner could slip in (the store's thread write is an upsert).
-    const memory = await h.memoryStore();
-    const saveThread = memory.saveThread.bind(memory);
-    const aliceCreating = deferred();
-    const malloryCreating = deferred();
-    memory.saveThread = async (args) => {
-      if (args.thread.resourceId === 'mallory') malloryCreating.resolve();
-      else {
-        aliceCreating.resolve();
-        await Promise.race([malloryCreating.promise, new Promise((resolve) => setTimeout(resolve, 500))]);
-      }
-      return saveThread(args);
-    };
-    onTestFinished(() => {
-      memory.saveThread = saveThread;
-    });
-    h.model.script({ text: 'Mine now.' });
-    const first = h.post(GENERATE, { ...userSays('Hello'), threadId: 'contested', resourceId: 'alice' });
-    await aliceCreating.promise;
-    const second = h.post(GENERATE, { ...userSays('No, mine'), threadId: 'contested', resourceId: 'mallory' });
+  it('gives a new thread id to the owner who creates it first; another owner racing to create it gets 404 and writes nothing', () =>
+    raceToCreateThread(h));
 
-    expect((await first).status).toBe(200);
-    expect((await second).status).toBe(404);
-    expect(h.model.requests).toHaveLength(1);
-    expect((await h.get('/threads/contested?resourceId=alice')).status).toBe(200);
-    expect(await storedMessages(await h.store(), 'contested')).toEqual([
-      ['user', 'Hello'],
-      ['assistant', 'Mine now.'],
-    ]);
-  });
+  it('does so with MAX_QUEUED_TURNS=0 too: the racing owner is not told the thread is answering a turn (429)', () =>
+    withApp({ MAX_QUEUED_TURNS: '0' }, raceToCreateThread));
 });
+
+/** Alice and Mallory both start a turn on the new thread id `contested`: it is Alice's, who came first. */
+async function raceToCreateThread(h: AppHarness) {
+  // Alice's turn is held between finding no thread and creating it, until Mallory's turn creates it too
+  // or has had ample time to: the moment a racing owner could slip in (the store's thread write is an upsert).
+  const memory = await h.memoryStore();
+  const saveThread = memory.saveThread.bind(memory);
+  const aliceCreating = deferred();
+  const malloryCreating = deferred();
+  memory.saveThread = async (args) => {
+    if (args.thread.resourceId === 'mallory') malloryCreating.resolve();
+    else {
+      aliceCreating.resolve();
+      await Promise.race([malloryCreating.promise, new Promise((resolve) => setTimeout(resolve, 500))]);
+    }
+    return saveThread(args);
+  };
+  onTestFinished(() => {
+    memory.saveThread = saveThread;
+  });
+  h.model.script({ text: 'Mine now.' });
+  const first = h.post(GENERATE, { ...userSays('Hello'), threadId: 'contested', resourceId: 'alice' });
+  await aliceCreating.promise;
+  const second = h.post(GENERATE, { ...userSays('No, mine'), threadId: 'contested', resourceId: 'mallory' });
+
+  expect((await first).status).toBe(200);
+  expect((await second).status).toBe(404);
+  expect(h.model.requests).toHaveLength(1);
+  expect((await h.get('/threads/contested?resourceId=alice')).status).toBe(200);
+  expect(await storedMessages(await h.store(), 'contested')).toEqual([
+    ['user', 'Hello'],
+    ['assistant', 'Mine now.'],
+  ]);
+}
 
 describe('a deletion and a stopped turn still writing', () => {
   it.each([
