@@ -201,6 +201,11 @@ export const SERVICE_STOPPING = new ApiError(503, 'MODEL_ERROR', 'The service is
   reason: 'shutting-down',
 });
 
+/** Whether a failure is a thread's full queue (`threadBusy`). */
+export function isThreadBusy(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'RATE_LIMITED' && error.details.maxQueuedTurns !== undefined;
+}
+
 /** The thread already has `maxQueued` turns waiting behind the running one (0: no turn waits). */
 export function threadBusy(threadId: string, maxQueued: number) {
   const busy = maxQueued === 0 ? 'is answering another turn' : `already has ${maxQueued} turn(s) waiting`;

@@ -12,7 +12,7 @@
  *
  * Both wire formats (SPEC and Mastra's native one) run their turns through here.
  */
-import { ApiError, CLIENT_GONE, modelTimedOut, storeFailedDuringTurn, threadNotFound } from '../contract/errors.ts';
+import { type ApiError, CLIENT_GONE, isThreadBusy, modelTimedOut, storeFailedDuringTurn, threadNotFound } from '../contract/errors.ts';
 import type { RunningTurns } from './running-turns.ts';
 import type { Release, TurnLock } from './turn-lock.ts';
 
@@ -115,7 +115,7 @@ export async function startTurn(thread: TurnThread | undefined, clientSignal: Ab
       const release = await options.lock.acquire({ threadId }, controller.signal, onLockLost).catch((error: unknown) => {
         // Only another owner's turn holds the claim (the owner's own turns wait in the owner's queue first): a claim
         // refused for a full queue (MAX_QUEUED_TURNS=0 lets none wait) is that owner's thread, as the thread API answers it.
-        throw error instanceof ApiError && error.code === 'RATE_LIMITED' ? threadNotFound(threadId) : error;
+        throw isThreadBusy(error) ? threadNotFound(threadId) : error;
       });
       if (ended) release();
       else held.push(release);
