@@ -3,7 +3,7 @@ import type { Mastra } from '@mastra/core/mastra';
 import { expect, it } from 'vitest';
 import { parseConfig } from '../mastra.config.ts';
 import { createCompanion, SERVER_OPTIONS } from '../src/app.ts';
-import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID } from '../src/contract/paths.ts';
 import { GENERATE, userSays, withApp } from './fixtures/app-harness.ts';
 import { readySttEngine } from './fixtures/ready-stt-engine.ts';
 import { tempDatabaseUrl } from './fixtures/service.ts';

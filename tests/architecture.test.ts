@@ -1,6 +1,7 @@
 /**
  * The house rules a newcomer cannot break by accident: SPEC's errors (status and code) are decided in
- * `src/contract/` only, and no module but the configuration's loader reads the environment.
+ * `src/contract/` only, which imports none of the service's other modules, and no module but the configuration's
+ * loader reads the environment.
  */
 import { globSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +38,12 @@ describe('SPEC errors are made in src/contract/ only', () => {
     const codes = new RegExp(`['"](${ERROR_CODES.join('|')})['"]`);
     expect(offendingLines(outsideContract, codes)).toEqual([]);
   });
+});
+
+it("src/contract/ depends on none of the service's other modules: it is what they agree on", () => {
+  const contract = PRODUCT.filter((path) => path.startsWith('src/contract/'));
+  expect(contract.length).toBeGreaterThan(10);
+  expect(offendingLines(contract, /from '\.\.\//)).toEqual([]);
 });
 
 it('no module reads the environment but the configuration loader', () => {

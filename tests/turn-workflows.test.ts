@@ -21,7 +21,7 @@ import { EventEmitterPubSub } from '@mastra/core/events';
 import { Workflow } from '@mastra/core/workflows';
 import { PinoLogger } from '@mastra/loggers';
 import { afterAll, beforeAll, beforeEach, expect, it, vi, type MockInstance } from 'vitest';
-import { COMPANION_AGENT_ID } from '../src/mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID } from '../src/contract/paths.ts';
 import { createCompanionModel } from '../src/mastra/model.ts';
 import { GENERATE, STREAM, conversationOf, startApp, userSays, type AppHarness } from './fixtures/app-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';

@@ -1,7 +1,11 @@
 /** @module The service's paths: SPEC's operations, and the routes around them (threads, working memory, probes, documents). */
+
+/** The agent's id, as SPEC's paths name it (and a thread record's `agentId`). */
+export const COMPANION_AGENT_ID = 'companionAgent';
+
 export const SPEC_PATHS = {
-  generate: '/api/agents/companionAgent/generate',
-  stream: '/api/agents/companionAgent/stream',
+  generate: `/api/agents/${COMPANION_AGENT_ID}/generate`,
+  stream: `/api/agents/${COMPANION_AGENT_ID}/stream`,
   stt: '/stt',
 } as const;
 

@@ -5,11 +5,10 @@
  */
 import { z } from 'zod';
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID } from './paths.ts';
 import { DEFAULT_PERSONALITY, isPersonality, PERSONALITIES, type Personality } from './personalities.ts';
 import { fromZodError } from './errors.ts';
 import { safeId } from './ids.ts';
-import { INTERRUPTED_KEY } from '../mastra/processors/turn-journal.ts';
 
 /**
  * A title or tag as people write them: no control characters, which nothing displays and PostgreSQL refuses to
@@ -98,6 +97,9 @@ export const threadPatch = z
 const pagination = { page: z.number(), perPage: z.number(), total: z.number(), hasMore: z.boolean() };
 
 export const threadList = z.object({ threads: z.array(threadSchema), ...pagination });
+
+/** The stored metadata key of a reply that did not finish (written by the turn journal), read back as `interrupted: true`. */
+export const INTERRUPTED_KEY = 'interrupted';
 
 const threadMessage = z.object({
   id: z.string(),

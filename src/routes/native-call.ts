@@ -23,7 +23,8 @@ import {
 } from '../contract/native-request.ts';
 import { clientModelRequest, clientResponseHeaders } from '../contract/redact.ts';
 import { callerOf, effectiveResourceId, mastraResourceId } from '../security/caller.ts';
-import { COMPANION_AGENT_ID, PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { isPersonality } from '../contract/personalities.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';

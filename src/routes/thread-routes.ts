@@ -10,7 +10,7 @@ import type { Mastra } from '@mastra/core/mastra';
 import type { RequestContext } from '@mastra/core/request-context';
 import { z } from 'zod';
 import { invalidRequest } from '../contract/errors.ts';
-import { SERVICE_PATHS } from '../contract/paths.ts';
+import { COMPANION_AGENT_ID, SERVICE_PATHS } from '../contract/paths.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import {
   messageList,
@@ -25,7 +25,6 @@ import {
   toThreadMessage,
 } from '../contract/thread.ts';
 import { workingMemoryErased, workingMemorySchema } from '../contract/working-memory.ts';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
 import type { TurnLock } from '../threads/turn-lock.ts';
 import { eraseWorkingMemory, readWorkingMemory } from '../threads/working-memory.ts';
 import { readJsonBody } from './agent-call.ts';

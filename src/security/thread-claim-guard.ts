@@ -1,7 +1,7 @@
 import type { MastraMemory } from '@mastra/core/memory';
 import type { MiddlewareHandler } from 'hono';
 import { messageNotFound } from '../contract/errors.ts';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { findOwnedThread, withStore } from '../threads/thread-service.ts';
 import { callerOf, mastraResourceId } from './caller.ts';
 import { jsonBodyForMastra } from './mastra-body.ts';

@@ -10,7 +10,7 @@
  * Mastra's handler then checks access and deletes as before.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { COMPANION_AGENT_ID } from '../mastra/agents/companion-agent.ts';
+import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { callerOf, mastraResourceId } from '../security/caller.ts';
 import { jsonBodyForMastra } from '../security/mastra-body.ts';
 import { waitForThreadTurns } from './thread-service.ts';

@@ -9,9 +9,8 @@ import { createToolErrors } from '../processors/tool-errors.ts';
 import { createWeatherTool } from '../tools/weather-tool.ts';
 import { createSpiritualDestinationsTool } from '../tools/spiritual-destinations-tool.ts';
 import { DEFAULT_PERSONALITY, isPersonality } from '../../contract/personalities.ts';
+import { COMPANION_AGENT_ID } from '../../contract/paths.ts';
 import { instructionsFor } from './personalities.ts';
-
-export const COMPANION_AGENT_ID = 'companionAgent';
 
 /** The request-context key that selects the voice; the SPEC routes set it, Studio users may too. */
 export const PERSONALITY_KEY = 'personality';

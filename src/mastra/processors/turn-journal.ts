@@ -16,6 +16,7 @@
  */
 import type { MastraDBMessage, MastraMemory } from '@mastra/core/memory';
 import { parseMemoryRequestContext } from '@mastra/core/memory';
+import { INTERRUPTED_KEY } from '../../contract/thread.ts';
 import type {
   ProcessInputArgs,
   ProcessOutputResultArgs,
@@ -23,7 +24,6 @@ import type {
   Processor,
 } from '@mastra/core/processors';
 
-export const INTERRUPTED_KEY = 'interrupted';
 
 /**
  * Finish reasons of a turn that did not end as the model meant it to. A run that ends on its tool calls never
