@@ -169,7 +169,7 @@ interface NativeGenerateReply extends ModelCall {
 
 /**
  * What leaves after Mastra's stock handler: errors reduced to `{message, code}`
- * and the model server's cookies dropped, in the generate reply and in every
+ * and the model server's headers reduced to those a SPEC reply shows, in the generate reply and in every
  * stream frame, and, outside development, the generate reply's model calls
  * shown as SPEC's are (the request's redacted body, the response without its
  * raw body). The turn ends
@@ -279,8 +279,8 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, sc
  * request with the prompt. Each `error` value becomes `{message, code}`: under
  * a `tool-error`, the tool's own message as the model was told it; elsewhere
  * the classified failure. And it repeats the model server's response headers
- * in every step and finish (`headers`), cookies included, which belong to the
- * service's connection to the model: they go, in every mode.
+ * in every step and finish (`headers`), cookies and the service's account
+ * included: only those a SPEC reply shows stay (redact.ts), in every mode.
  */
 function withoutUpstreamDetails(value: unknown, fromTool: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => withoutUpstreamDetails(item, fromTool));
