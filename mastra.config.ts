@@ -93,7 +93,7 @@ const EnvSchema = z.object({
   STT_MODEL: z.string().trim().min(1).default('whisper-1'),
   STT_BASE_URL: serverUrl.optional(),
   STT_API_KEY: optionalString,
-  // The local engine (PocketSphinx): its model folder, and how many decoder processes (each ~160 MB) it may run.
+  // The local engine (PocketSphinx): its model folder, and how many decoder processes (each about 180 MB) it may run.
   STT_LOCAL_MODEL_DIR: optionalString,
   STT_LOCAL_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
   // An hour: 25 MB of MP3 at 64 kbps or of a 64 kbps AAC voice memo is 55 min, of 16 kHz WAV 14 min.

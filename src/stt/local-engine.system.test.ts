@@ -14,7 +14,7 @@ import { corpusWordErrorRate, wordErrorRate } from '../../tests/fixtures/wer.ts'
 import { AUDIO_FORMATS } from '../contract/stt.ts';
 import type { SttEngine } from './engine.ts';
 import { companionVocabulary } from './companion-vocabulary.ts';
-import { createLocalEngine } from './local-engine.ts';
+import { CHUNK_SECONDS, createLocalEngine } from './local-engine.ts';
 import { chunkAtPauses } from './pcm-chunker.ts';
 import { probeAudio } from './probe.ts';
 import { INSTALL_COMMAND } from './system-packages.ts';
@@ -239,10 +239,10 @@ describe('local engine: errors', () => {
   });
 });
 
-/** How many chunks the engine cuts a recording into (its samples follow a 44-byte WAV header), at its default 20 s bound. */
+/** How many chunks the engine cuts a recording into (its samples follow a 44-byte WAV header), at its 20 s bound. */
 async function chunksOf(path: string): Promise<number> {
   let count = 0;
-  for await (const _ of chunkAtPauses(createReadStream(path, { start: 44 }), { sampleRate: SAMPLE_RATE, maxSeconds: 20 })) count++;
+  for await (const _ of chunkAtPauses(createReadStream(path, { start: 44 }), { sampleRate: SAMPLE_RATE, maxSeconds: CHUNK_SECONDS })) count++;
   return count;
 }
 

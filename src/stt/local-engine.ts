@@ -30,10 +30,8 @@ export interface LocalEngineOptions {
   ffmpegPath?: string;
   /** libpocketsphinx, a name the dynamic loader finds or a path. */
   libraryPath?: string;
-  /** Decoder processes shared by all transcriptions (each ~200 MB while alive). */
+  /** Decoder processes shared by all transcriptions (each about 180 MB while alive). */
   workers?: number;
-  /** Longest chunk decoded at once; shorter bounds memory, longer gives the recogniser more context. */
-  chunkSeconds?: number;
   /** An idle worker exits after this long, giving its memory back. */
   idleTimeoutMs?: number;
   /** Place names and words to recognise beyond Debian's general model; none when undefined. */
@@ -47,12 +45,14 @@ const LOCAL_ENGINE_DEFAULTS = {
   ffmpegPath: 'ffmpeg',
   libraryPath: 'libpocketsphinx.so.3',
   workers: availableParallelism(),
-  chunkSeconds: 20,
   idleTimeoutMs: 300_000,
   tempDir: tmpdir(),
 } satisfies Omit<Required<LocalEngineOptions>, 'vocabulary'>;
 
 const SUPPORTED_LANGUAGE = 'en';
+
+/** Longest chunk decoded at once; shorter bounds memory, longer gives the recogniser more context. */
+export const CHUNK_SECONDS = 20;
 
 export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
   // An option left undefined (an unset environment key) keeps its default.
@@ -130,7 +130,6 @@ export function createLocalEngine(options: LocalEngineOptions = {}): SttEngine {
       await companionModelInPlace();
       const transcript = await transcribeFile(audio, {
         ffmpegPath: settings.ffmpegPath,
-        chunkSeconds: settings.chunkSeconds,
         inFlight: Math.max(1, settings.workers) + 1,
         pool,
         signal,
@@ -194,7 +193,7 @@ async function pcmSource(audio: AudioUpload, ffmpegPath: string, signal: AbortSi
 
 async function transcribeFile(
   audio: AudioUpload,
-  options: { ffmpegPath: string; chunkSeconds: number; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
+  options: { ffmpegPath: string; inFlight: number; pool: SphinxPool; signal?: AbortSignal },
 ): Promise<string> {
   // Whatever ends this transcription early (abort, a failed chunk, ffmpeg failing) stops all of its work.
   const stop = new AbortController();
@@ -204,7 +203,7 @@ async function transcribeFile(
     const source = await pcmSource(audio, options.ffmpegPath, signal);
     const texts: Promise<string>[] = [];
     const running = new Set<Promise<unknown>>();
-    for await (const chunk of chunkAtPauses(source.pcm, { sampleRate: SAMPLE_RATE, maxSeconds: options.chunkSeconds })) {
+    for await (const chunk of chunkAtPauses(source.pcm, { sampleRate: SAMPLE_RATE, maxSeconds: CHUNK_SECONDS })) {
       const text = isSilent(chunk) ? Promise.resolve('') : options.pool.decode(chunk, signal);
       texts.push(text);
       // Reading pauses (and ffmpeg with it) while enough chunks wait: memory stays bounded.

@@ -1,7 +1,7 @@
 /**
  * @module A small pool of PocketSphinx worker processes shared by all transcriptions. Chunks queue in
  * arrival order and go to the first idle worker. Workers start on first use (~0.3 s to load the model)
- * and stop after a while without work, so an idle service does not hold ~160 MB per worker.
+ * and stop after a while without work, so an idle service does not hold about 180 MB per worker.
  * A cancelled chunk leaves the queue, or, if it is being decoded, its worker is killed.
  */
 import { fork, type ChildProcess } from 'node:child_process';
