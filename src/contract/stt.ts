@@ -3,7 +3,8 @@
  * and the status and code of each way it can fail.
  */
 import { z } from 'zod';
-import { ApiError, invalidRequest, retryAfterHeader, type ErrorCode } from './errors.ts';
+import type { DescribeRouteOptions } from '@mastra/core/server';
+import { ApiError, errorBodySchema, invalidRequest, retryAfterHeader, type ErrorCode } from './errors.ts';
 
 /** SPEC's formats, decided from the file's content, never its name or content type. */
 export const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'webm'] as const;
@@ -198,3 +199,29 @@ export function toSttError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   return transcriptionFailed('Speech-to-text failed.', error);
 }
+
+const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
+
+// Mastra turns the zod schemas into JSON Schema when it builds /api/openapi.json (documented in
+// docs-server-custom-api-routes.md); hono-openapi's type for the option only knows JSON Schema objects.
+export const STT_OPENAPI = {
+  summary: 'Transcribe an audio file',
+  description:
+    `Upload one audio file as multipart/form-data in field \`audio\` (at most ${MAX_AUDIO_SIZE_TEXT}; ${ACCEPTED_FORMATS_TEXT}, ` +
+    'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language (the local engine: English only).',
+  tags: ['Speech-to-text'],
+  requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
+  responses: {
+    200: { description: 'The transcript', content: json(sttResponse) },
+    400: { description: 'No audio file, a bad form field or a query parameter, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
+    413: { description: `The audio file is larger than ${MAX_AUDIO_SIZE_TEXT}`, content: json(errorBodySchema) },
+    415: { description: 'The body is compressed (Content-Encoding): send it as it is', content: json(errorBodySchema) },
+    429: {
+      description: "This client's RATE_LIMIT_PER_MINUTE, or the speech-to-text provider's own limit; `Retry-After` says when to try again (the provider's, when it gave one)",
+      headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+      content: json(errorBodySchema),
+    },
+    500: { description: 'Transcription failed, or the provider refused the API key', content: json(errorBodySchema) },
+    504: { description: 'The transcription took longer than `STT_TIMEOUT_MS` and was stopped', content: json(errorBodySchema) },
+  },
+} as unknown as DescribeRouteOptions;

@@ -3,13 +3,12 @@
  * format by content, has the configured engine transcribe it, and answers SPEC's speech-to-text response.
  * A rejected upload never reaches the engine; the temporary file is deleted whatever happens.
  */
-import { registerApiRoute, type ApiRoute, type DescribeRouteOptions } from '@mastra/core/server';
+import { registerApiRoute, type ApiRoute } from '@mastra/core/server';
 import type { Context, MiddlewareHandler } from 'hono';
 import { dirname, join } from 'node:path';
-import type { z } from 'zod';
-import { errorBody, errorBodySchema, type ApiError } from '../contract/errors.ts';
+import { errorBody, type ApiError } from '../contract/errors.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
-import { ACCEPTED_FORMATS_TEXT, MAX_AUDIO_SIZE_TEXT, sttRequestBody, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
+import { STT_OPENAPI, sttResponse, toSttError, transcriptionTimedOut } from '../contract/stt.ts';
 import type { SttEngine } from '../stt/engine.ts';
 import { probeAudio } from '../stt/probe.ts';
 import { withAudioUpload, type ReceivedAudio } from '../stt/upload.ts';
@@ -38,7 +37,7 @@ export interface SttRouteDeps {
 export function createSttRoute(deps: SttRouteDeps): { route: ApiRoute; middleware: { path: string; handler: MiddlewareHandler } } {
   const route = registerApiRoute(SPEC_PATHS.stt, {
     method: 'POST',
-    openapi: OPENAPI,
+    openapi: STT_OPENAPI,
     handler: (c) => transcribeUpload(c, deps),
   });
   return { route, middleware: { path: SPEC_PATHS.stt, handler: streamCustomRouteBody } };
@@ -94,29 +93,3 @@ function errorResponse(c: Context, error: ApiError, isDevelopment: boolean): Res
   if (!c.req.raw.signal.aborted) logFailure(c, error);
   return c.json(errorBody(error, { isDevelopment }), error.status as 400, error.headers);
 }
-
-const json = (schema: z.ZodType) => ({ 'application/json': { schema } });
-
-// Mastra turns the zod schemas into JSON Schema when it builds /api/openapi.json (documented in
-// docs-server-custom-api-routes.md); hono-openapi's type for the option only knows JSON Schema objects.
-const OPENAPI = {
-  summary: 'Transcribe an audio file',
-  description:
-    `Upload one audio file as multipart/form-data in field \`audio\` (at most ${MAX_AUDIO_SIZE_TEXT}; ${ACCEPTED_FORMATS_TEXT}, ` +
-    'recognised by content). Optional field `language` (BCP 47 or ISO 639-1); without it the engine detects the language (the local engine: English only).',
-  tags: ['Speech-to-text'],
-  requestBody: { required: true, content: { 'multipart/form-data': { schema: sttRequestBody } } },
-  responses: {
-    200: { description: 'The transcript', content: json(sttResponse) },
-    400: { description: 'No audio file, a bad form field or a query parameter, not audio in an accepted format, or audio longer than the limit', content: json(errorBodySchema) },
-    413: { description: `The audio file is larger than ${MAX_AUDIO_SIZE_TEXT}`, content: json(errorBodySchema) },
-    415: { description: 'The body is compressed (Content-Encoding): send it as it is', content: json(errorBodySchema) },
-    429: {
-      description: "This client's RATE_LIMIT_PER_MINUTE, or the speech-to-text provider's own limit; `Retry-After` says when to try again (the provider's, when it gave one)",
-      headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
-      content: json(errorBodySchema),
-    },
-    500: { description: 'Transcription failed, or the provider refused the API key', content: json(errorBodySchema) },
-    504: { description: 'The transcription took longer than `STT_TIMEOUT_MS` and was stopped', content: json(errorBodySchema) },
-  },
-} as unknown as DescribeRouteOptions;
