@@ -11,16 +11,10 @@ import { MastraJwtAuth } from '@mastra/auth';
 import { CompositeAuth, type MastraAuthProvider, type MastraAuthRequest } from '@mastra/core/server';
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../mastra.config.ts';
-import { isSafeId } from '../contract/ids.ts';
 import { JwksAuth, KeySetUnavailable } from './jwks-auth.ts';
-import { REQUIRED_CLAIMS } from './token-claims.ts';
+import { REQUIRED_CLAIMS, subjectOf } from './token-claims.ts';
 
 type Claims = { sub?: unknown };
-
-/** The user a verified token stands for: its subject, when it is a usable id. */
-export function subjectOf(claims: Claims): string | undefined {
-  return typeof claims.sub === 'string' && isSafeId(claims.sub) ? claims.sub : undefined;
-}
 
 /**
  * Mastra's `MastraJwtAuth`, held to HS256 and to the claims every token needs: it verifies with jsonwebtoken's
@@ -72,7 +66,7 @@ export function createAuthProvider(auth: Config['auth']): MastraAuthProvider | u
       }) as unknown as MastraAuthProvider,
     );
   }
-  if (auth.jwks) providers.push(new JwksAuth({ ...auth.jwks, subjectOf }));
+  if (auth.jwks) providers.push(new JwksAuth(auth.jwks));
   if (providers.length === 0) return undefined;
   return providers.length === 1 ? providers[0] : new EitherTokenAuth(providers);
 }

@@ -9,7 +9,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { MastraAuthProvider } from '@mastra/core/server';
 import { MASTRA_RESOURCE_ID_KEY } from '@mastra/core/request-context';
 import { authUnavailable, unauthorized } from '../contract/errors.ts';
-import { subjectOf } from './auth-provider.ts';
+import { subjectOf } from './token-claims.ts';
 import { bearerToken } from './bearer-token.ts';
 import { KeySetUnavailable } from './jwks-auth.ts';
 

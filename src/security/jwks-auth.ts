@@ -7,7 +7,7 @@ import type { IUserProvider, User } from '@mastra/core/auth';
 import { MastraAuthProvider } from '@mastra/core/server';
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { bearerToken } from './bearer-token.ts';
-import { REQUIRED_CLAIMS } from './token-claims.ts';
+import { REQUIRED_CLAIMS, subjectOf } from './token-claims.ts';
 
 export interface JwksAuthOptions {
   jwksUrl: string;
@@ -15,11 +15,6 @@ export interface JwksAuthOptions {
   issuer?: string;
   /** Required `aud` claim: the identity provider signs its other applications' tokens with the same keys. */
   audience: string;
-  /**
-   * The user a verified token stands for, if its subject is a usable id: auth-provider.ts's `subjectOf`, the rule
-   * every provider and every route go by, given here since that module imports this one.
-   */
-  subjectOf(claims: JWTPayload): string | undefined;
 }
 
 // Asymmetric algorithms only: a JWKS holds public keys, so an HMAC token "signed" with one is a forgery.
@@ -111,7 +106,7 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
   }
 
   async authorizeUser(user: JWTPayload): Promise<boolean> {
-    return this.options.subjectOf(user) !== undefined;
+    return subjectOf(user) !== undefined;
   }
 
   /**
@@ -123,7 +118,7 @@ export class JwksAuth extends MastraAuthProvider<JWTPayload> implements IUserPro
     // Studio's sign-in state: with the key set out of reach, no one is signed in.
     const claims = token ? await this.authenticateToken(token).catch(() => null) : null;
     // A subject the routes refuse is no one signed in: Studio would show a user whose every call is a 401.
-    const id = claims ? this.options.subjectOf(claims) : undefined;
+    const id = claims ? subjectOf(claims) : undefined;
     return id ? { id } : null;
   }
 
