@@ -20,15 +20,15 @@ import { modelCheck, storeCheck } from './observability/readiness.ts';
 import { outsideRequests } from './observability/request-trace.ts';
 import { createTracing, type Tracing } from './observability/tracing.ts';
 import { MAX_BODY_BYTES } from './routes/agent-call.ts';
-import { NATIVE_CLIENT_HEADER } from './contract/native-request.ts';
-import { createAgentRoutes, THREAD_HEADER } from './routes/agent-routes.ts';
+import { createAgentRoutes } from './routes/agent-routes.ts';
 import { createDocsRoutes, specOpenAPIDocument } from './routes/api-docs.ts';
 import { discardUnreadBody, leaveFramingToNode } from './routes/client-connection.ts';
 import { createErrorHandlers } from './routes/error-handler.ts';
 import { createReadyRoute } from './routes/ready-route.ts';
 import { createSttRoute, type SttRouteDeps } from './routes/stt-route.ts';
 import { createThreadRoutes, threadMiddleware } from './routes/thread-routes.ts';
-import { accessLog, TRACE_HEADER, traceId } from './routes/trace-id.ts';
+import { accessLog, traceId } from './routes/trace-id.ts';
+import { THREAD_HEADER, TRACE_HEADER } from './contract/headers.ts';
 import { createAuthProvider } from './security/auth-provider.ts';
 import { authenticate } from './security/authenticate.ts';
 import { createCorsOrigin } from './security/cors-origin.ts';
@@ -256,7 +256,6 @@ export async function createCompanion(config: Config, overrides: CompanionOverri
         ...threadMiddleware,
         stt.middleware,
         specOpenAPIDocument({
-          headers: { trace: TRACE_HEADER, thread: THREAD_HEADER, nativeClient: NATIVE_CLIENT_HEADER },
           mode: config.server.mode,
           authenticated: auth !== undefined,
         }),

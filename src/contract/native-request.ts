@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { endsWithUserMessage, LAST_MESSAGE_FROM_USER, MAX_MESSAGES, personality, textContent, type SpecMessage } from './agent-request.ts';
 import { fromZodError, invalidRequest, type ApiError } from './errors.ts';
 import { safeId } from './ids.ts';
+import { NATIVE_CLIENT_HEADER } from './headers.ts';
 
 /**
  * @module What a client speaking Mastra's native protocol (Studio,
@@ -14,9 +15,6 @@ import { safeId } from './ids.ts';
  * ownership rules.
  */
 const MAX_NATIVE_STEPS = 10;
-
-/** The header that selects Mastra's native protocol on the SPEC paths; Studio sends it, client-js users set it. */
-export const NATIVE_CLIENT_HEADER = 'x-mastra-client-type';
 
 /** Fields of a native body SPEC's has not: a SPEC request holding one came from a Mastra client without the header. */
 const NATIVE_ONLY_FIELDS = ['memory', 'requestContext', 'runId', 'maxSteps'];

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { agentRequest } from './agent-request.ts';
 import { errorBodySchema } from './errors.ts';
+import { NATIVE_CLIENT_HEADER, THREAD_HEADER, TRACE_HEADER } from './headers.ts';
 import { isRateLimitedRoute, SERVICE_PATHS, SPEC_PATHS } from './paths.ts';
 import { readiness } from './readiness.ts';
 import { generateResponseSchema, modelResponseSchema, stepSchema, uiMessageSchema } from './generate-response.ts';
@@ -28,15 +29,6 @@ export interface OpenAPIDocument {
   servers?: Json[];
   paths: Record<string, Json>;
   components?: Json;
-}
-
-export interface SpecHeaders {
-  /** Response header carrying the request's trace id. */
-  trace: string;
-  /** Response header carrying the thread id of a stored turn. */
-  thread: string;
-  /** Request header with which Mastra's own clients select the native protocol. */
-  nativeClient: string;
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -147,15 +139,15 @@ function agentErrors(authenticated: boolean, route: 'generate' | 'stream') {
   return errors;
 }
 
-function agentOperations(headers: SpecHeaders, authenticated: boolean) {
+function agentOperations(authenticated: boolean) {
   const requestBody = { required: true, content: { 'application/json': { schema: ref('AgentRequest') } } };
   const idHeaders = {
-    [headers.trace]: { description: 'Trace id of this request (the generate body repeats it as traceId)', schema: { type: 'string' } },
-    [headers.thread]: { description: 'Thread of a stored turn; absent on a stateless turn', schema: { type: 'string' } },
+    [TRACE_HEADER]: { description: 'Trace id of this request (the generate body repeats it as traceId)', schema: { type: 'string' } },
+    [THREAD_HEADER]: { description: 'Thread of a stored turn; absent on a stateless turn', schema: { type: 'string' } },
   };
   const failureHeaders = {
-    [headers.trace]: idHeaders[headers.trace],
-    [headers.thread]: { description: 'Thread the turn had opened before it failed (its user message is stored); absent if it failed before', schema: { type: 'string' } },
+    [TRACE_HEADER]: idHeaders[TRACE_HEADER],
+    [THREAD_HEADER]: { description: 'Thread the turn had opened before it failed (its user message is stored); absent if it failed before', schema: { type: 'string' } },
   };
   const errors = (route: 'generate' | 'stream') =>
     Object.fromEntries(
@@ -164,7 +156,7 @@ function agentOperations(headers: SpecHeaders, authenticated: boolean) {
         { ...response, headers: { ...('headers' in response ? response.headers : {}), ...failureHeaders } },
       ]),
     );
-  const protocolNote = `Mastra's own clients select the native protocol instead by sending the ${headers.nativeClient} header.`;
+  const protocolNote = `Mastra's own clients select the native protocol instead by sending the ${NATIVE_CLIENT_HEADER} header.`;
   return {
     [SPEC_PATHS.generate]: {
       servers: [{ url: '/' }],
@@ -241,7 +233,6 @@ export interface CustomRoute {
 
 export interface SpecDocumentOptions {
   customRoutes: CustomRoute[];
-  headers: SpecHeaders;
   /** Whether `native` describes Mastra's framework routes too (development serves them, for Studio). */
   frameworkRoutes: boolean;
   /** Authentication is on: every route but the probes needs a bearer token. */
@@ -260,9 +251,9 @@ const RATE_LIMIT_HEADERS = {
  * Every response of the service's own routes (`ownPaths`) and of `/ready` carries the request's trace id, and those the
  * rate limit counts its headers: declared on each response, as a generated client reads them there.
  */
-function withResponseHeaders(paths: Record<string, Json>, headers: SpecHeaders, ownPaths: string[]): Record<string, Json> {
+function withResponseHeaders(paths: Record<string, Json>, ownPaths: string[]): Record<string, Json> {
   const own = new Set([...ownPaths.map(openApiPath), SERVICE_PATHS.ready]);
-  const trace = { [headers.trace]: { description: "Trace id of this request, as in its log lines (the generate body's traceId)", schema: { type: 'string' } } };
+  const trace = { [TRACE_HEADER]: { description: "Trace id of this request, as in its log lines (the generate body's traceId)", schema: { type: 'string' } } };
   return Object.fromEntries(
     Object.entries(paths).map(([path, item]) => {
       if (!own.has(path)) return [path, item];
@@ -288,12 +279,12 @@ const BEARER_SCHEME = { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 
  * schemas they use; the native agent routes say how they are reached; every
  * custom route gets the SPEC error body for the failures it does not describe itself.
  */
-export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers, frameworkRoutes, authenticated }: SpecDocumentOptions): OpenAPIDocument {
+export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, frameworkRoutes, authenticated }: SpecDocumentOptions): OpenAPIDocument {
   const hoisted: Record<string, Json> = {};
   const paths: Record<string, Json> = selfContained(native.paths, hoisted);
   for (const path of NATIVE_AGENT_PATHS) {
     for (const operation of Object.values(paths[path] ?? {})) {
-      operation.description = `Mastra's native protocol. For companionAgent it needs the ${headers.nativeClient} header (Studio and @mastra/client-js send it); without it, ${SPEC_PATHS.generate} and ${SPEC_PATHS.stream} answer in the SPEC protocol.`;
+      operation.description = `Mastra's native protocol. For companionAgent it needs the ${NATIVE_CLIENT_HEADER} header (Studio and @mastra/client-js send it); without it, ${SPEC_PATHS.generate} and ${SPEC_PATHS.stream} answer in the SPEC protocol.`;
     }
   }
   for (const route of customRoutes) {
@@ -310,7 +301,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
       if (parameter.name === 'resourceId') parameter.required = !authenticated;
     }
   }
-  const served = { ...paths, ...agentOperations(headers, authenticated), ...PROBES };
+  const served = { ...paths, ...agentOperations(authenticated), ...PROBES };
   return {
     ...native,
     info: {
@@ -320,7 +311,7 @@ export function withSpecRoutes(native: OpenAPIDocument, { customRoutes, headers,
         frameworkRoutes ? ', and the Mastra server routes (under /api) that Studio and Mastra clients use.' : '.'
       }`,
     },
-    paths: withResponseHeaders(served, headers, [...customRoutes.map((route) => route.path), SPEC_PATHS.generate, SPEC_PATHS.stream]),
+    paths: withResponseHeaders(served, [...customRoutes.map((route) => route.path), SPEC_PATHS.generate, SPEC_PATHS.stream]),
     ...(authenticated && { security: [{ bearer: [] }] }),
     components: {
       ...native.components,

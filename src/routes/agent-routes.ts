@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { toGenerateResponse } from '../contract/generate-response.ts';
 import { CLIENT_GONE, toApiError } from '../contract/errors.ts';
-import { NATIVE_CLIENT_HEADER } from '../contract/native-request.ts';
+import { NATIVE_CLIENT_HEADER, THREAD_HEADER } from '../contract/headers.ts';
 import { SPEC_PATHS } from '../contract/paths.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import type { Turn, TurnOptions } from '../threads/turn.ts';
@@ -24,7 +24,6 @@ import './context.ts';
  * shape does not select the format: every native body is either a valid SPEC
  * body too or one SPEC requires a 400 for.
  */
-export const THREAD_HEADER = 'x-thread-id';
 
 /**
  * Only POST gets here: the route gate answers other methods with 405. A native

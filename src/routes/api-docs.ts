@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { registerApiRoute, type ApiRoute } from '@mastra/core/server';
 import { convertCustomRoutesToOpenAPIPaths } from '@mastra/server/server-adapter';
-import { withSpecRoutes, type OpenAPIDocument, type SpecHeaders } from '../contract/openapi.ts';
+import { withSpecRoutes, type OpenAPIDocument } from '../contract/openapi.ts';
 import { SERVICE_PATHS } from '../contract/paths.ts';
 import { closedRoutes, type ServerMode } from '../security/route-gate.ts';
 import './context.ts';
@@ -20,7 +20,6 @@ import './context.ts';
 const { openapi: OPENAPI_PATH, docs: DOCS_PATH } = SERVICE_PATHS;
 
 export interface OpenAPIDocumentOptions {
-  headers: SpecHeaders;
   mode: ServerMode;
   /** Authentication is on: the document names the bearer token. */
   authenticated: boolean;
@@ -33,7 +32,7 @@ export interface OpenAPIDocumentOptions {
  * Mastra's ~360 framework paths, so its document leaves them out (and costs a
  * fraction of the CPU to build: Mastra's builder converts every route's schemas).
  */
-export function specOpenAPIDocument({ headers, mode, authenticated }: OpenAPIDocumentOptions): { path: string; handler: MiddlewareHandler } {
+export function specOpenAPIDocument({ mode, authenticated }: OpenAPIDocumentOptions): { path: string; handler: MiddlewareHandler } {
   let document: OpenAPIDocument | undefined;
   return {
     path: OPENAPI_PATH,
@@ -45,7 +44,7 @@ export function specOpenAPIDocument({ headers, mode, authenticated }: OpenAPIDoc
         const frameworkRoutes = mode === 'development';
         const served = frameworkRoutes ? await mastraDocument(c, next, closedRoutes(authenticated)) : ownRoutesDocument(customRoutes);
         if (!served) return;
-        document = withSpecRoutes(served, { customRoutes, headers, frameworkRoutes, authenticated });
+        document = withSpecRoutes(served, { customRoutes, frameworkRoutes, authenticated });
       }
       c.res = c.json(document);
     },

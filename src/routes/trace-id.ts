@@ -1,10 +1,9 @@
 /** @module A fresh trace id for every request, and the request's log line. */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { TRACE_HEADER } from '../contract/headers.ts';
 import { withTraceId } from '../observability/request-trace.ts';
 import './context.ts';
-
-export const TRACE_HEADER = 'x-trace-id';
 
 /**
  * Gives every request a fresh trace id: in the `x-trace-id` response header, in
