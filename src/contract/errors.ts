@@ -226,6 +226,11 @@ export function clientTooSlow(writeTimeoutMs: number) {
   return new ApiError(499, 'INVALID_REQUEST', `The client read nothing for ${writeTimeoutMs} ms; the stream was dropped.`, { writeTimeoutMs });
 }
 
+/** Whether the client is why a turn stopped (`CLIENT_GONE`, `clientTooSlow`): nobody is left to tell. */
+export function isClientsOwn(reason: ApiError): boolean {
+  return reason.status === 499;
+}
+
 export const MODEL_NOT_CONFIGURED = new ApiError(
   500,
   'MODEL_ERROR',

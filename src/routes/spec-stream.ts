@@ -1,7 +1,7 @@
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { ReadableStream, ReadableStreamDefaultReader } from 'node:stream/web';
 import type { ChunkType } from '@mastra/core/stream';
-import { type ApiError, clientTooSlow, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
+import { type ApiError, clientTooSlow, isClientsOwn, MODEL_CUT_OFF, modelTimedOut, toApiError } from '../contract/errors.ts';
 import { createStreamEventMapper, errorEvent, type SpecEvent } from '../contract/stream-events.ts';
 import { STOPPED_TURN_GRACE_MS, type Turn } from '../threads/turn.ts';
 
@@ -88,8 +88,7 @@ export async function pipeSpecEvents(run: StreamedRun, client: StreamClient, tur
 
 /** The one `error` event of a stopped turn, unless the client is why it stopped. */
 async function tellClientWhy(reason: ApiError | undefined, runId: string, writer: ReturnType<typeof createWriter>) {
-  const clientCausedIt = !reason || reason.status === 499;
-  if (!clientCausedIt) await writer.write(`data: ${JSON.stringify(errorEvent(runId, reason))}\n\n`);
+  if (reason && !isClientsOwn(reason)) await writer.write(`data: ${JSON.stringify(errorEvent(runId, reason))}\n\n`);
 }
 
 /** SSE writes that give up on a client that stops reading: the turn stops and the connection is closed. */
