@@ -17,12 +17,25 @@ import type { ServerMode } from './src/security/route-gate.ts';
 const optionalString = z.string().trim().optional();
 
 /** The stores `DATABASE_URL` can name (see src/mastra/storage.ts), by URL scheme. */
-const DATABASE_SCHEMES = ['file:', 'libsql:', 'http:', 'https:', 'postgres:', 'postgresql:'];
-const LIBSQL_SERVER_SCHEMES = ['libsql:', 'http:', 'https:'];
+const DATABASE_KINDS = {
+  'file:': 'libsql-file',
+  'libsql:': 'libsql-server',
+  'http:': 'libsql-server',
+  'https:': 'libsql-server',
+  'postgres:': 'postgres',
+  'postgresql:': 'postgres',
+} as const;
+export type DatabaseKind = (typeof DATABASE_KINDS)[keyof typeof DATABASE_KINDS];
 export const DATABASE_SCHEMES_TEXT = 'file:, libsql://, http(s):// or postgres(ql)://';
 
 export function schemeOf(url: string): string | undefined {
   return /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
+}
+
+/** The store a `DATABASE_URL` names, by its scheme; `undefined` for a scheme no store takes. */
+export function databaseKindOf(url: string): DatabaseKind | undefined {
+  const scheme = schemeOf(url);
+  return scheme !== undefined && Object.hasOwn(DATABASE_KINDS, scheme) ? DATABASE_KINDS[scheme as keyof typeof DATABASE_KINDS] : undefined;
 }
 
 /**
@@ -58,11 +71,11 @@ const EnvSchema = z.object({
     .trim()
     .optional()
     // Checked here, not only in createStorage, so a typo stops start-up alongside every other bad key.
-    .refine((url) => url === undefined || url === 'none' || DATABASE_SCHEMES.includes(schemeOf(url) ?? ''), {
+    .refine((url) => url === undefined || url === 'none' || databaseKindOf(url) !== undefined, {
       error: `must start with ${DATABASE_SCHEMES_TEXT}, or be "none" to switch storage off`,
     })
     // A LibSQL server is called with fetch, as every other server (PostgreSQL takes its password in the URL).
-    .refine((url) => !url || !LIBSQL_SERVER_SCHEMES.includes(schemeOf(url) ?? '') || !holdsCredentials(url), {
+    .refine((url) => !url || databaseKindOf(url) !== 'libsql-server' || !holdsCredentials(url), {
       error: 'a LibSQL server URL must not hold a user name or password (user:password@); give its token as ?authToken=',
     }),
   MEMORY_LAST_MESSAGES: z.coerce.number().int().min(1).max(1000).default(20),

@@ -11,7 +11,7 @@ import type { MastraCompositeStore } from '@mastra/core/storage';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
 import pg from 'pg';
-import { DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
+import { databaseKindOf, DATABASE_SCHEMES_TEXT, schemeOf } from '../../mastra.config.ts';
 import { outsideRequests } from '../observability/request-trace.ts';
 import { StartupRefusal } from '../startup-refusal.ts';
 
@@ -50,21 +50,17 @@ export function createStorage(databaseUrl: string | undefined, logger?: IMastraL
 
 function storeFor(databaseUrl: string | undefined): MastraCompositeStore | undefined {
   if (!databaseUrl) return undefined;
-  const scheme = schemeOf(databaseUrl);
-  switch (scheme) {
-    case 'file:':
+  switch (databaseKindOf(databaseUrl)) {
+    case 'libsql-file':
       ensureWritableDatabaseFile(filePathOf(databaseUrl));
       return new LibSQLFileStore(databaseUrl);
-    case 'libsql:':
-    case 'http:':
-    case 'https:':
+    case 'libsql-server':
       return new LibSQLStore({ id: STORE_ID, url: databaseUrl });
-    case 'postgres:':
-    case 'postgresql:':
+    case 'postgres':
       return new BoundedPostgresStore(databaseUrl);
     default:
       // Only the scheme is named: the rest of the URL may hold a password.
-      throw new Error(`Unsupported DATABASE_URL scheme "${scheme ?? ''}": use ${DATABASE_SCHEMES_TEXT}`);
+      throw new Error(`Unsupported DATABASE_URL scheme "${schemeOf(databaseUrl) ?? ''}": use ${DATABASE_SCHEMES_TEXT}`);
   }
 }
 
@@ -164,8 +160,7 @@ function logThrough(store: MastraCompositeStore, logger: IMastraLogger) {
 }
 
 export function isPostgresUrl(databaseUrl: string): boolean {
-  const scheme = schemeOf(databaseUrl);
-  return scheme === 'postgres:' || scheme === 'postgresql:';
+  return databaseKindOf(databaseUrl) === 'postgres';
 }
 
 /**
