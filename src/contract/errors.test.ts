@@ -4,7 +4,8 @@ import { HTTPException as MastraHTTPException } from '@mastra/server/server-adap
 import { APICallError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApiError, causeChain, describeFailure, errorBody, errorBodySchema, fromSerializedFailure, fromZodError, toApiError } from './errors.ts';
+import { ApiError, causeChain, describeFailure, errorBody, errorBodySchema, frameworkError, fromSerializedFailure, fromZodError, toApiError } from './errors.ts';
+import { SPEC_PATHS } from './paths.ts';
 
 function modelCallFailed(statusCode?: number) {
   return new APICallError({
@@ -98,6 +99,15 @@ describe('toApiError', () => {
     expect(status).toBe(500);
     expect(body).toEqual({ error: 'The agent failed to produce a response.', code: 'MODEL_ERROR', details: {} });
     expect(bodyOf(new HTTPException(503, { message: 'internal detail' })).body.error).not.toContain('internal detail');
+  });
+});
+
+describe('frameworkError', () => {
+  it("gives a framework route's own 5xx answer the code of the operation at its path, and a 4xx that of its status", () => {
+    expect(frameworkError(500, SPEC_PATHS.generate)).toMatchObject({ status: 500, code: 'MODEL_ERROR' });
+    expect(frameworkError(500, SPEC_PATHS.stt)).toMatchObject({ status: 500, code: 'AUDIO_PROCESSING_ERROR' });
+    expect(frameworkError(500, '/api/memory/threads')).toMatchObject({ status: 500, code: 'MEMORY_NOT_INITIALIZED', message: 'The request failed on the server (status 500).' });
+    expect(frameworkError(404, '/api/memory/threads')).toMatchObject({ status: 404, code: 'NOT_FOUND', message: 'The request was refused (status 404).' });
   });
 });
 

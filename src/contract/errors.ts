@@ -402,22 +402,23 @@ export function fromSerializedFailure(error: unknown): ApiError {
 
 /**
  * The framework's own server error (in practice the 504 of Mastra's `server.timeout`, Hono's timeout middleware,
- * which runs on every route): the code is that of the operation it stopped. The agent routes and /stt answer their
- * own timeouts before it; every other route of the service reads or writes the store.
+ * which runs on every route, or a 5xx a Mastra route answers itself): the code is that of the operation it stopped.
+ * The agent routes and /stt answer their own timeouts before it; every other route of the service reads or writes the
+ * store.
  */
-function frameworkServerError(status: number, path: string, cause: unknown): ApiError {
+function frameworkServerError(status: number, path: string, cause?: unknown): ApiError {
   const code: ErrorCode = path === SPEC_PATHS.stt ? 'AUDIO_PROCESSING_ERROR' : path.startsWith('/api/agents/') ? 'MODEL_ERROR' : 'MEMORY_NOT_INITIALIZED';
   const message = status === 504 ? 'The request took longer than the server allows; it was stopped.' : `The request failed on the server (status ${status}).`;
   return new ApiError(status, code, message, {}, cause);
 }
 
 /**
- * A framework route's own error answer, reduced to its status: Mastra's
+ * A framework route's own error answer at `path`, reduced to its status: Mastra's
  * messages can echo request bodies, prompts or upstream URLs, so none of it is
  * passed on.
  */
-export function frameworkError(status: number): ApiError {
-  if (status >= 500) return new ApiError(status, 'MODEL_ERROR', `The request failed on the server (status ${status}).`);
+export function frameworkError(status: number, path: string): ApiError {
+  if (status >= 500) return frameworkServerError(status, path);
   const code = CODE_FOR_FRAMEWORK_STATUS[status] ?? 'INVALID_REQUEST';
   return new ApiError(status, code, `The request was refused (status ${status}).`);
 }

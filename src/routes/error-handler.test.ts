@@ -18,7 +18,10 @@ function appWith(isDevelopment: boolean) {
   app.post('/framework/bad-json', (c) =>
     c.json({ error: 'Invalid request body', issues: [{ field: 'body', message: `Unexpected token 'Y', "You are the Friend…" is not valid JSON` }] }, 400),
   );
-  app.get('/framework/upstream', (c) => c.json({ error: 'fetch failed: http://10.0.0.7:11434/v1/chat/completions', stack: 'Error: at /srv/app/node_modules/x.js:1:1' }, 500));
+  app.get('/api/agents/companionAgent/framework-upstream', (c) =>
+    c.json({ error: 'fetch failed: http://10.0.0.7:11434/v1/chat/completions', stack: 'Error: at /srv/app/node_modules/x.js:1:1' }, 500),
+  );
+  app.get('/api/memory/framework-store', (c) => c.json({ error: 'SQLITE_FULL at /srv/app/node_modules/libsql/index.js' }, 500));
   app.get('/framework/text', (c) => c.text('Payload Too Large', 413));
   app.get('/ours', () => {
     throw methodNotAllowed('GET', '/ours', ['POST']);
@@ -32,7 +35,8 @@ describe('error envelope', () => {
 
   it.each([
     ['POST', '/framework/bad-json', 400, 'INVALID_REQUEST'],
-    ['GET', '/framework/upstream', 500, 'MODEL_ERROR'],
+    ['GET', '/api/agents/companionAgent/framework-upstream', 500, 'MODEL_ERROR'],
+    ['GET', '/api/memory/framework-store', 500, 'MEMORY_NOT_INITIALIZED'],
     ['GET', '/framework/text', 413, 'INVALID_REQUEST'],
     ['GET', '/nowhere', 404, 'NOT_FOUND'],
   ])("replaces a framework route's own %s %s error with a SPEC body from its status", async (method, path, status, code) => {

@@ -78,7 +78,7 @@ export function createErrorHandlers(options: ErrorHandlerOptions) {
   const envelope: MiddlewareHandler = async (c, next) => {
     await next();
     if (c.res.status < 400 || isErrorBody(await c.res.clone().json().catch(() => undefined))) return;
-    const apiError = frameworkError(c.res.status);
+    const apiError = frameworkError(c.res.status, c.req.path);
     replaceJsonBody(c, apiError.status, errorBody(apiError, options));
   };
 
