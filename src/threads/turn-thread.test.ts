@@ -1,6 +1,6 @@
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { describe, expect, it, vi } from 'vitest';
-import { runOnTurnThread, serveTurnThread } from './turn-thread.ts';
+import { runOnTurnThread, serveTurnThread, type TurnScope } from './turn-thread.ts';
 
 const opened: StorageThreadType = {
   id: 'diary',
@@ -94,9 +94,14 @@ describe('serveTurnThread', () => {
     expect(afterDelete).toBeNull();
   });
 
-  it("keeps the turn's first failed save of its messages in its scope, and nothing outside a turn", async () => {
+  it("keeps why the turn's latest save of its messages failed in its scope, until a later save lands, and nothing outside a turn", async () => {
     const { store } = storeWithQueries();
-    const scope = { thread: opened };
+    const scope: TurnScope = { thread: opened };
+    await runOnTurnThread(scope, async () => {
+      await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
+      await store.saveMessages({ messages: [messageWithId('fine')] });
+    });
+    expect(scope.failedSave).toBeUndefined();
     await runOnTurnThread(scope, async () => {
       await store.saveMessages({ messages: [messageWithId('fine')] });
       await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');

@@ -13,9 +13,11 @@
  * later reads go to the store again. Everything outside the turn's async
  * context (the thread API, other turns) reads the store as before.
  *
- * The turn's context also keeps the turn's first failed message save: Mastra
- * records a reply it could not store on its run and ends the run as usual, which
- * a native stream's `finish` then reports as a success (native-call.ts).
+ * The turn's context also keeps whether the turn's latest message save failed:
+ * Mastra records a reply it could not store on its run and ends the run as usual,
+ * which a native stream's `finish` then reports as a success (native-call.ts).
+ * The reply is the turn's last save; a draft that failed before it (the turn
+ * journal's, which the turn goes on without) is cleared by the saves after it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { StorageThreadType } from '@mastra/core/memory';
@@ -27,7 +29,7 @@ type ThreadStore = Pick<MemoryStorage, 'getThreadById' | 'saveThread' | 'updateT
 export interface TurnScope {
   /** The turn's thread as it opened it; dropped once the turn writes it. */
   thread?: StorageThreadType;
-  /** The first save of the turn's messages that failed. */
+  /** Why the turn's latest save of its messages failed; `undefined` when it landed. */
   failedSave?: unknown;
 }
 
@@ -64,11 +66,13 @@ export function serveTurnThread(store: ThreadStore): void {
   };
   const saveMessages = store.saveMessages.bind(store);
   store.saveMessages = async (args) => {
+    const scope = turnScope.getStore();
     try {
-      return await saveMessages(args);
+      const saved = await saveMessages(args);
+      if (scope) scope.failedSave = undefined;
+      return saved;
     } catch (error) {
-      const scope = turnScope.getStore();
-      if (scope) scope.failedSave ??= error;
+      if (scope) scope.failedSave = error;
       throw error;
     }
   };
