@@ -224,6 +224,27 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
   });
 
+  it("refuses, in development, a native turn naming another user's message id among its messages (Mastra saves them by id)", async () => {
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    model.script({ text: 'Kept.' });
+    const { response } = await (await call(dev, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-native' }) })).json();
+    const reply = response.uiMessages.at(-1).id;
+    const native = (path: string) =>
+      dev.request(path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bob}`, 'content-type': 'application/json', 'x-mastra-client-type': 'client-js' },
+        body: JSON.stringify({ messages: [{ id: reply, role: 'user', content: 'STOLEN' }], memory: { thread: 'bob-native', resource: 'bob' } }),
+      });
+    for (const path of [GENERATE, STREAM]) {
+      const refused = await native(path);
+      expect(refused.status, path).toBe(404);
+      expect(await refused.json(), path).toMatchObject({ code: 'NOT_FOUND', details: { messageId: reply } });
+    }
+    expect(model.requests).toHaveLength(1);
+    const alicesThread = await (await call(dev, 'GET', '/threads/alice-native/messages', { token: alice })).json();
+    expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
+  });
+
   // Studio names the agent's id as the user of its deletions; the caller's own thread is then deleted, another's is not.
   it.each([
     ['a thread', async () => ['DELETE', '/api/memory/threads/alice-deleted?agentId=companionAgent&resourceId=companionAgent']],

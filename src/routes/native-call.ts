@@ -29,6 +29,7 @@ import { isPersonality } from '../contract/personalities.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
+import { refuseOthersMessages } from '../threads/thread-service.ts';
 import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
 import type { TurnScope } from '../threads/turn-thread.ts';
 import { queryParameterNames, readJsonBody } from './agent-call.ts';
@@ -77,6 +78,12 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   if (!options.modelConfigured) throw MODEL_NOT_CONFIGURED;
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory, options.mode), threadId: memory.thread };
+  const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
+  // Development's body may give its messages ids (production's may not): one naming another owner's stored message
+  // would move it into this thread.
+  const { messages } = parsed.data as { messages?: unknown };
+  const conversations = thread && Array.isArray(messages) ? await agent.getMemory() : undefined;
+  if (conversations) await refuseOthersMessages(conversations, messages as unknown[], () => thread!.owner);
   const context = c.get('requestContext');
   // Before the turn starts, so a turn its thread's full queue refuses is named too.
   c.set('conversation', { threadId: thread?.threadId, resourceId: thread?.owner ?? callerOf(context) });
@@ -87,7 +94,6 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   }
   // The thread as a SPEC turn opens it: created with its title, its voice changed when one is named.
   const requested = context.get(PERSONALITY_KEY);
-  const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
   const conversation = await turn.open(
     agent.getMemory().then((memory) =>
       openConversation(memory, {

@@ -69,6 +69,16 @@ describe('threadClaimGuard', () => {
     },
   );
 
+  it("refuses an id given as a number too (PostgreSQL matches it against the stored text id)", async () => {
+    const victims = { ...savedMessage('12345', 'victim-thread', 'victim'), content: { format: 2 as const, parts: [{ type: 'text' as const, text: 'mine' }] } };
+    await (await h.memoryStore()).saveMessages({ messages: [{ ...victims, role: 'user', createdAt: new Date() }] });
+    const before = await storeSnapshot(await h.store());
+    const response = await post('/api/memory/save-messages', { messages: [{ ...savedMessage('', 'own-thread', 'attacker'), id: 12345 }] });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', details: { messageId: '12345' } });
+    expect(await storeSnapshot(await h.store())).toEqual(before);
+  });
+
   it("lets Mastra save a new message, or one of the owner's own, into the owner's thread", async () => {
     const [own, ...others] = await storedIdsOf('own-thread');
     const response = await post('/api/memory/save-messages', {

@@ -1,8 +1,6 @@
-import type { MastraMemory } from '@mastra/core/memory';
 import type { MiddlewareHandler } from 'hono';
-import { messageNotFound } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../contract/paths.ts';
-import { findOwnedThread, withStore } from '../threads/thread-service.ts';
+import { findOwnedThread, refuseOthersMessages } from '../threads/thread-service.ts';
 import { callerOf, mastraResourceId } from './caller.ts';
 import { jsonBodyForMastra } from './mastra-body.ts';
 import '../routes/context.ts';
@@ -54,25 +52,9 @@ export function threadClaimGuard(): MiddlewareHandler {
       if (typeof threadId !== 'string') return next();
       await findOwnedThread(memory, threadId, ownerNamed(body[create.ownerField]) ?? (create.ownsItselfWhenUnowned ? threadId : ''));
     } else {
-      const owners = new Map<string, string | undefined>();
-      for (const message of Array.isArray(body.messages) ? body.messages : []) {
-        if (typeof message?.id === 'string') owners.set(message.id, ownerNamed(message.resourceId));
-      }
-      await refuseOthersMessages(memory, owners);
+      const messages: Array<{ resourceId?: unknown } | null> = Array.isArray(body.messages) ? body.messages : [];
+      await refuseOthersMessages(memory, messages, (message) => ownerNamed(message?.resourceId));
     }
     return next();
   };
-}
-
-/** Throws a 404 for the first stored message among `owners`' ids whose thread belongs to someone else than the owner it would be saved for. */
-async function refuseOthersMessages(memory: MastraMemory, owners: Map<string, string | undefined>) {
-  if (owners.size === 0) return;
-  const { messages: stored } = await withStore(async () => {
-    const store = await memory.storage.getStore('memory');
-    return (await store?.listMessagesById({ messageIds: [...owners.keys()] })) ?? { messages: [] };
-  });
-  for (const message of stored) {
-    const thread = message.threadId ? await withStore(() => memory.getThreadById({ threadId: message.threadId! })) : null;
-    if ((thread?.resourceId ?? message.resourceId) !== owners.get(message.id)) throw messageNotFound(message.id);
-  }
 }

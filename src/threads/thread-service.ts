@@ -5,7 +5,7 @@
  * probed; store failures become MEMORY_NOT_INITIALIZED.
  */
 import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
-import { CLIENT_GONE, memoryNotInitialized, threadNotFound } from '../contract/errors.ts';
+import { CLIENT_GONE, memoryNotInitialized, messageNotFound, threadNotFound } from '../contract/errors.ts';
 import { InProcessTurnLock, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import { newThreadMetadata } from '../contract/thread.ts';
 import type { Personality } from '../contract/personalities.ts';
@@ -41,6 +41,32 @@ export async function findThreadForTurn(memory: MastraMemory, threadId: string, 
   if (thread) return thread;
   await claimNewThread();
   return findOwnedThread(memory, threadId, resourceId);
+}
+
+/**
+ * Refuses (404) saving messages under ids that another owner's messages hold. Mastra's message writes (its message
+ * save, a native turn's messages in development) are upserts by id that check only the thread they write to: naming
+ * a stored id moved that message, rewritten, into the caller's thread. `ownerOf` gives the owner a message would be
+ * saved for.
+ */
+export async function refuseOthersMessages<M>(memory: MastraMemory, messages: readonly M[], ownerOf: (message: M) => string | undefined) {
+  const owners = new Map<string, Set<string | undefined>>();
+  for (const message of messages) {
+    const id = (message as { id?: unknown } | null)?.id;
+    // Mastra keeps a number as it came, and PostgreSQL then matches it against the stored text id.
+    if (typeof id !== 'string' && typeof id !== 'number') continue;
+    owners.set(String(id), (owners.get(String(id)) ?? new Set()).add(ownerOf(message)));
+  }
+  if (owners.size === 0) return;
+  const stored = await withStore(async () => (await (await memory.storage.getStore('memory'))?.listMessagesById({ messageIds: [...owners.keys()] }))?.messages ?? []);
+  const threadOwners = new Map<string, string | undefined>();
+  for (const threadId of new Set(stored.flatMap((message) => message.threadId ?? []))) {
+    threadOwners.set(threadId, (await withStore(() => memory.getThreadById({ threadId })))?.resourceId);
+  }
+  for (const message of stored) {
+    const owner = (message.threadId && threadOwners.get(message.threadId)) ?? message.resourceId;
+    if ([...owners.get(message.id)!].some((savedFor) => savedFor !== owner)) throw messageNotFound(message.id);
+  }
 }
 
 export async function getOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
