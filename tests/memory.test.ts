@@ -139,6 +139,14 @@ describe('the store failing during a turn', () => {
   const storeFailure = () =>
     new MastraError({ id: 'LIBSQL_STORE_SAVE_MESSAGES_FAILED', domain: 'STORAGE', category: 'THIRD_PARTY' }, new Error('SQLITE_FULL: database or disk is full'));
 
+  /** The database itself refuses every reply (beneath every wrapper of the store), as a full disk would. */
+  async function refuseRepliesIn(h: AppHarness, databaseUrl: string) {
+    await (await h.store()).init();
+    const database = createClient({ url: databaseUrl });
+    await database.execute(`CREATE TRIGGER full_disk BEFORE INSERT ON ${TABLE_MESSAGES} WHEN NEW.role = 'assistant' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+    database.close();
+  }
+
   /** The store refuses every write that holds a reply, as a full disk or a lost database connection would. */
   async function failReplyWrites(h: AppHarness) {
     const memory = await h.memoryStore();
@@ -193,11 +201,7 @@ describe('the store failing during a turn', () => {
   it('/stream, native (@mastra/client-js): an error frame MEMORY_NOT_INITIALIZED instead of its finish, and a failure line', async () => {
     const databaseUrl = tempDatabaseUrl();
     await withApp({ DATABASE_URL: databaseUrl }, async (h) => {
-      // The database itself refuses a reply (beneath every wrapper of the store), as a full disk would.
-      await (await h.store()).init();
-      const database = createClient({ url: databaseUrl });
-      await database.execute(`CREATE TRIGGER full_disk BEFORE INSERT ON ${TABLE_MESSAGES} WHEN NEW.role = 'assistant' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
-      database.close();
+      await refuseRepliesIn(h, databaseUrl);
       h.model.script({ text: ['A reply ', 'the store cannot keep.'] });
       const response = await h.post(STREAM, { messages: 'Hi', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE);
       expect(response.status).toBe(200);
@@ -208,6 +212,18 @@ describe('the store failing during a turn', () => {
       expect(chunks.at(-1)).toEqual({ type: 'error', runId: chunks[0].runId, from: chunks[0].from, payload: { error: { message: STORE_FAILED.error, code: STORE_FAILED.code } } });
       expect(await storedMessages(await h.store(), 'full-disk')).toEqual([['user', 'Hi']]);
       expect(h.loggedErrors()).toContain('request failed');
+    });
+  });
+
+  it('/stream, native: a model failure whose partial reply the store then refuses ends with the one error frame of the model failure', async () => {
+    const databaseUrl = tempDatabaseUrl();
+    await withApp({ DATABASE_URL: databaseUrl }, async (h) => {
+      await refuseRepliesIn(h, databaseUrl);
+      h.model.script({ text: ['Half ', 'a reply'], endAfter: 1 });
+      const response = await h.post(STREAM, { messages: 'Hi', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE);
+      const chunks = eventsOf((await readFrames(response)).slice(0, -1));
+      expect(chunks.filter((chunk) => chunk.type === 'error').map((chunk) => chunk.payload.error.code)).toEqual(['MODEL_ERROR']);
+      expect(chunks.at(-1).type).toBe('finish');
     });
   });
 

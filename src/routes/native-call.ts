@@ -224,8 +224,9 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, sc
   const sanitized = (frame: string) => {
     if (!frame.startsWith('data: {')) return frame;
     const chunk = JSON.parse(frame.slice('data: '.length));
-    if (chunk.type === 'finish' && scope?.failedSave !== undefined) {
-      failure ??= toApiError(scope.failedSave);
+    // A run that failed already said so in its own `error` frame: its `finish` goes as it is.
+    if (chunk.type === 'finish' && scope?.failedSave !== undefined && failure === undefined) {
+      failure = toApiError(scope.failedSave);
       return `data: ${JSON.stringify({ type: 'error', runId: chunk.runId, from: chunk.from, payload: { error: { message: failure.message, code: failure.code } } })}`;
     }
     if (chunk.type === 'error') failure ??= fromSerializedFailure(chunk.payload?.error);
