@@ -8,7 +8,7 @@ import type { RequestContext } from '@mastra/core/request-context';
 import type { InputProcessorOrWorkflow, OutputProcessorOrWorkflow } from '@mastra/core/processors';
 import type { Config } from '../../mastra.config.ts';
 import { deleteThreadsAfterTheirWrites } from '../threads/deletion-after-writes.ts';
-import { serveTurnThread } from '../threads/turn-thread.ts';
+import { serveTurnScope } from '../threads/turn-thread.ts';
 import { TurnJournal } from './processors/turn-journal.ts';
 import { WORKING_MEMORY_TEMPLATE } from './working-memory-template.ts';
 
@@ -71,7 +71,7 @@ export function createMemory(storage: MastraCompositeStore | undefined, options:
   if (!storage) return undefined;
   if (storage.stores?.memory) {
     // A stored turn reads its thread once (src/threads/turn-thread.ts); a deleted thread gets no late message back.
-    serveTurnThread(storage.stores.memory);
+    serveTurnScope(storage.stores.memory);
     deleteThreadsAfterTheirWrites(storage.stores.memory);
   }
   return new CompanionMemory({

@@ -14,7 +14,7 @@ import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { startTurn, type TurnOptions } from '../threads/turn.ts';
-import { runOnTurnThread } from '../threads/turn-thread.ts';
+import { runInTurnScope } from '../threads/turn-thread.ts';
 import './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -146,7 +146,8 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     /** The stored conversation's ids; `undefined` for a stateless turn. */
     conversation: ids,
     /** Runs the agent call on the thread as this turn opened it: Mastra's reads of it need no query. */
-    run: <T>(call: () => T) => runOnTurnThread(conversation.thread && { thread: conversation.thread }, call),
+    // A SPEC turn reads a reply it could not store from its run (`run.error`); the scope serves its thread's reads.
+    run: <T>(call: () => T) => runInTurnScope(conversation.thread && { thread: conversation.thread }, call),
     /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
     turn,
   };

@@ -11,7 +11,7 @@ import { dropConnection } from './client-connection.ts';
 import { logFailure } from './error-handler.ts';
 import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
-import { runOnTurnThread } from '../threads/turn-thread.ts';
+import { runInTurnScope } from '../threads/turn-thread.ts';
 import './context.ts';
 
 /**
@@ -37,7 +37,7 @@ function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRoute
     c.set('abortSignal', turn.signal);
     const scope = thread && { thread };
     try {
-      await runOnTurnThread(scope, next);
+      await runInTurnScope(scope, next);
     } catch (error) {
       turn.end();
       throw error;

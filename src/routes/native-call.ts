@@ -63,7 +63,7 @@ const CLIENT_CONTEXT_KEYS = new Set([PERSONALITY_KEY]);
 
 /**
  * Checks the request and starts its turn; the caller hands `turn.signal` to Mastra's handler, runs it on the turn's
- * `thread` (runOnTurnThread: Mastra's reads of it need no query) and ends the turn.
+ * `thread` (runInTurnScope: Mastra's reads of it need no query) and ends the turn.
  */
 export async function startNativeTurn(c: Context, options: NativeCallOptions): Promise<{ turn: Turn; thread?: StorageThreadType }> {
   const clientSignal = c.req.raw.signal;

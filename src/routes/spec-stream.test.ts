@@ -67,9 +67,9 @@ async function pipeRun({ recordedError, writeTakesMs = 0 }: { recordedError?: un
     events: () => frames.filter((f) => f.text.startsWith('data: ')).map((f) => streamEventSchema.parse(JSON.parse(f.text.slice(6)))),
     abort: turn,
     upstreamCancelled: () => upstreamCancelled,
-    /** The pipe's end: a stopped run is given its settling time on the fake clock, so no test waits for real. */
+    /** The pipe's end: a stopped run is given its settling time on the fake clock (and its last writes theirs), so no test waits for real. */
     done: async () => {
-      await vi.advanceTimersByTimeAsync(SETTLE_MS);
+      await vi.advanceTimersByTimeAsync(SETTLE_MS + 100);
       await Promise.all([piping, reading]);
     },
   };

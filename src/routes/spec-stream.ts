@@ -175,9 +175,12 @@ function startKeepAlive(writer: ReturnType<typeof createWriter>, interval: numbe
   let timer: NodeJS.Timeout;
   const check = () => {
     const idleFor = writer.idleFor;
-    if (idleFor < interval) return (timer = setTimeout(check, interval - idleFor));
-    void writer.write(': keep-alive\n\n');
-    timer = setTimeout(check, interval);
+    if (idleFor < interval) {
+      timer = setTimeout(check, interval - idleFor);
+    } else {
+      void writer.write(': keep-alive\n\n');
+      timer = setTimeout(check, interval);
+    }
   };
   timer = setTimeout(check, interval);
   return { stop: () => clearTimeout(timer) };

@@ -1,6 +1,6 @@
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { describe, expect, it, vi } from 'vitest';
-import { runOnTurnThread, serveTurnThread, type TurnScope } from './turn-thread.ts';
+import { runInTurnScope, serveTurnScope, type TurnScope } from './turn-thread.ts';
 
 const opened: StorageThreadType = {
   id: 'diary',
@@ -29,17 +29,17 @@ function storeWithQueries() {
     },
   };
   const query = store.getThreadById;
-  serveTurnThread(store);
+  serveTurnScope(store);
   return { store, query };
 }
 type StoreUnderTest = ReturnType<typeof storeWithQueries>['store'];
 
 const messageWithId = (id: string) => ({ id }) as MastraDBMessage;
 
-describe('serveTurnThread', () => {
+describe('serveTurnScope', () => {
   it('answers the turn’s reads of its own thread without a query, across awaits and timers', async () => {
     const { store, query } = storeWithQueries();
-    const reads = await runOnTurnThread({ thread: opened }, async () => {
+    const reads = await runInTurnScope({ thread: opened }, async () => {
       const first = await store.getThreadById({ threadId: 'diary' });
       await new Promise((resolve) => setTimeout(resolve, 1));
       const second = await store.getThreadById({ threadId: 'diary', resourceId: 'ada' });
@@ -51,18 +51,18 @@ describe('serveTurnThread', () => {
 
   it('queries the store for another thread, for another owner’s read, and outside any turn', async () => {
     const { store, query } = storeWithQueries();
-    await runOnTurnThread({ thread: opened }, async () => {
+    await runInTurnScope({ thread: opened }, async () => {
       expect(await store.getThreadById({ threadId: 'other' })).toBeNull();
       expect((await store.getThreadById({ threadId: 'diary', resourceId: 'mallory' }))?.title).toBe('as stored');
     });
     expect((await store.getThreadById({ threadId: 'diary' }))?.title).toBe('as stored');
-    expect((await runOnTurnThread(undefined, () => store.getThreadById({ threadId: 'diary' })))?.title).toBe('as stored');
+    expect((await runInTurnScope(undefined, () => store.getThreadById({ threadId: 'diary' })))?.title).toBe('as stored');
     expect(query).toHaveBeenCalledTimes(4);
   });
 
   it('gives each read a copy: a caller that changes it leaves the turn’s thread as opened', async () => {
     const { store } = storeWithQueries();
-    const second = await runOnTurnThread({ thread: opened }, async () => {
+    const second = await runInTurnScope({ thread: opened }, async () => {
       const first = (await store.getThreadById({ threadId: 'diary' }))!;
       first.title = 'changed';
       first.metadata!.personality = 'friend';
@@ -77,7 +77,7 @@ describe('serveTurnThread', () => {
     ['saves', (store: StoreUnderTest) => store.saveThread({ thread: { ...opened, title: 'renamed' } })],
   ])('reads the store again once the turn %s its own thread', async (_name, write) => {
     const { store, query } = storeWithQueries();
-    const afterWrite = await runOnTurnThread({ thread: opened }, async () => {
+    const afterWrite = await runInTurnScope({ thread: opened }, async () => {
       await write(store);
       return store.getThreadById({ threadId: 'diary' });
     });
@@ -87,7 +87,7 @@ describe('serveTurnThread', () => {
 
   it('finds no thread once the turn deletes its own', async () => {
     const { store } = storeWithQueries();
-    const afterDelete = await runOnTurnThread({ thread: opened }, async () => {
+    const afterDelete = await runInTurnScope({ thread: opened }, async () => {
       await store.deleteThread({ threadId: 'diary' });
       return store.getThreadById({ threadId: 'diary' });
     });
@@ -97,12 +97,12 @@ describe('serveTurnThread', () => {
   it("keeps why the turn's latest save of its messages failed in its scope, until a later save lands, and nothing outside a turn", async () => {
     const { store } = storeWithQueries();
     const scope: TurnScope = { thread: opened };
-    await runOnTurnThread(scope, async () => {
+    await runInTurnScope(scope, async () => {
       await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
       await store.saveMessages({ messages: [messageWithId('fine')] });
     });
     expect(scope.failedSave).toBeUndefined();
-    await runOnTurnThread(scope, async () => {
+    await runInTurnScope(scope, async () => {
       await store.saveMessages({ messages: [messageWithId('fine')] });
       await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
     });

@@ -7,7 +7,7 @@
  * (turn.ts), and a thread's deletion waits for that lock too, so within the
  * turn the thread is the one the turn opened (a stopped turn lets the lock go
  * after its grace: its late writes to a thread deleted since are dropped, see
- * deletion-after-writes.ts): inside `runOnTurnThread`, the
+ * deletion-after-writes.ts): inside `runInTurnScope`, the
  * memory store answers reads of that thread from it. Should the turn itself
  * write the thread (none does today; a thread-scoped working memory would), its
  * later reads go to the store again. Everything outside the turn's async
@@ -36,12 +36,12 @@ export interface TurnScope {
 const turnScope = new AsyncLocalStorage<TurnScope>();
 
 /** Runs a stored turn's agent call (and everything it starts) in its scope: with the thread as the turn opened it. */
-export function runOnTurnThread<T>(scope: TurnScope | undefined, run: () => T): T {
+export function runInTurnScope<T>(scope: TurnScope | undefined, run: () => T): T {
   return scope ? turnScope.run(scope, run) : run();
 }
 
 /** Makes the memory store answer the running turn's reads of its own thread without a query, and note its failed saves. */
-export function serveTurnThread(store: ThreadStore): void {
+export function serveTurnScope(store: ThreadStore): void {
   const read = store.getThreadById.bind(store);
   store.getThreadById = async (args) => {
     const thread = turnScope.getStore()?.thread;

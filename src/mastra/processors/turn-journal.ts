@@ -24,7 +24,6 @@ import type {
   Processor,
 } from '@mastra/core/processors';
 
-
 /**
  * Finish reasons of a turn that did not end as the model meant it to. A run that ends on its tool calls never
  * got the model's answer to them: it was stopped while a tool ran (its client left, a time limit), or ran out of steps.
