@@ -338,9 +338,20 @@ describe('with AUTH_JWKS_URL (an identity provider)', () => {
     expect(await capabilities(await sign({ sub: 'carol' }, { audience: 'someone-else' }))).not.toHaveProperty('user');
   });
 
+  it("takes Auth0's subjects (auth0|…, google-oauth2|…) for users, as every route does", async () => {
+    model.script({ text: 'Hi Dana.' });
+    const token = await sign({ sub: 'google-oauth2|1234567890' });
+    const response = await call(app, 'POST', GENERATE, { token, body: say('Hi', { threadId: 'dana-1', resourceId: 'google-oauth2|1234567890' }) });
+    expect(response.status).toBe(200);
+    const list = await (await call(app, 'GET', '/threads', { token })).json();
+    expect(list.threads.map((t: { id: string; resourceId: string }) => [t.id, t.resourceId])).toEqual([['dana-1', 'google-oauth2|1234567890']]);
+    expect(await (await app.request('/api/auth/capabilities', { headers: { authorization: `Bearer ${await sign({ sub: 'auth0|carol' })}` } })).json()).toMatchObject({
+      user: { id: 'auth0|carol' },
+    });
+  });
+
   it("tells Studio no one is signed in for a subject outside the id pattern, which every route refuses", async () => {
-    // Auth0's subjects look like this: `|` is not in the pattern.
-    const token = await sign({ sub: 'auth0|carol' });
+    const token = await sign({ sub: 'carol smith' });
     const capabilities = await (await app.request('/api/auth/capabilities', { headers: { authorization: `Bearer ${token}` } })).json();
     expect(capabilities).toMatchObject({ enabled: true });
     expect(capabilities).not.toHaveProperty('user');

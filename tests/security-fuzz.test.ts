@@ -15,7 +15,7 @@ import { storeSnapshot } from './fixtures/store-snapshot.ts';
  * must never be called and the store must not change; afterwards a plain
  * request still works.
  */
-const SAFE_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+const SAFE_ID = /^[A-Za-z0-9._:@|-]{1,128}$/;
 const VICTIM = { threadId: 'victim-thread', resourceId: 'victim' };
 const PERSONALITIES = ['guru', 'wanderer', 'friend', 'philosopher'];
 const FORBIDDEN_FIELDS = ['instructions', 'system', 'model', 'modelSettings', 'providerOptions', 'tools', 'toolsets', 'clientTools', 'toolChoice', 'activeTools', 'structuredOutput', 'output', 'stopWhen', 'scorers', 'context'];
