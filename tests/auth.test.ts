@@ -245,6 +245,24 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
   });
 
+  it.each([
+    ['generate/vnext', (id: string) => ({ messages: [{ id, role: 'user', content: 'STOLEN' }], memory: { thread: 'bob-runs', resource: 'bob' } })],
+    ['stream/vnext', (id: string) => ({ messages: [{ id, role: 'user', content: 'STOLEN' }], memory: { thread: 'bob-runs', resource: 'bob' } })],
+    ['stream-until-idle', (id: string) => ({ messages: [{ id, role: 'user', content: 'STOLEN' }], memory: { thread: 'bob-runs', resource: 'bob' } })],
+    ['signals', (id: string) => ({ resourceId: 'bob', threadId: 'bob-runs', ifIdle: {}, signal: { id, type: 'user-message', contents: 'STOLEN' } })],
+  ])("refuses, in development, Mastra's %s naming another user's message id", async (route, body) => {
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    model.script({ text: 'Kept.' });
+    const { response } = await (await call(dev, 'POST', GENERATE, { token: alice, body: say('Private', { threadId: 'alice-runs' }) })).json();
+    const reply = response.uiMessages.at(-1).id;
+    const refused = await call(dev, 'POST', `/api/agents/companionAgent/${route}`, { token: bob, body: body(reply) });
+    expect(refused.status).toBe(404);
+    expect(await refused.json()).toMatchObject({ code: 'NOT_FOUND', details: { messageId: reply } });
+    expect(model.requests).toHaveLength(1);
+    const alicesThread = await (await call(dev, 'GET', '/threads/alice-runs/messages', { token: alice })).json();
+    expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
+  });
+
   // Studio names the agent's id as the user of its deletions; the caller's own thread is then deleted, another's is not.
   it.each([
     ['a thread', async () => ['DELETE', '/api/memory/threads/alice-deleted?agentId=companionAgent&resourceId=companionAgent']],

@@ -12,9 +12,12 @@ import '../routes/context.ts';
  * - A thread (`POST /api/memory/threads` and its `network` twin with
  *   `threadId`, a clone with `newThreadId`, a Responses API conversation with
  *   `conversation_id`): the thread, messages and all.
- * - A message (`POST /api/memory/save-messages` and its twin, a message with
- *   `id`): Mastra checks the thread it is saved to, not the one it is in, so
- *   the message left its owner's thread for the caller's, rewritten.
+ * - A message: Mastra's message save (`POST /api/memory/save-messages` and its
+ *   twin) and its agent runs on other paths than SPEC's (`…/generate/vnext`,
+ *   `…/stream-until-idle`, a signal's `id` on `…/signals`, …) save a message
+ *   under the `id` it is given. Mastra checks the thread it is saved to, not the
+ *   one it is in, so the message left its owner's thread for the caller's,
+ *   rewritten. (A native turn on SPEC's paths is checked where it starts: native-call.ts.)
  * This middleware answers a request naming another owner's thread or message
  * as the thread API answers another owner's thread (404), before Mastra sees it.
  */
@@ -33,13 +36,24 @@ const CREATES: readonly ThreadCreation[] = [
   { path: /^\/api\/v1\/conversations$/, field: 'conversation_id', ownerField: 'resource_id', ownsItselfWhenUnowned: true },
 ];
 const SAVES_MESSAGES = /^\/api\/memory(\/network)?\/save-messages$/;
+/** Mastra's agent runs but SPEC's paths (a native turn there is checked as it starts, native-call.ts), and its signals. */
+const RUNS_AGENT = /^\/api\/agents\/[^/]+\/(generate-legacy|generate\/vnext|stream-legacy|stream-until-idle|stream\/ui|stream\/vnext(\/ui)?|streamVNext|signals)$/;
+
+type Body = Record<string, any>;
+
+/** The messages a request has Mastra save under their ids, and the owner each names; none for other requests. */
+function messagesSaved(path: string, body: Body): { messages: unknown[]; ownerNamedBy: (message: any) => unknown } | undefined {
+  if (SAVES_MESSAGES.test(path)) return { messages: Array.isArray(body.messages) ? body.messages : [], ownerNamedBy: (message) => message?.resourceId };
+  if (!RUNS_AGENT.test(path)) return undefined;
+  const messages = [...(Array.isArray(body.messages) ? body.messages : []), ...(typeof body.signal === 'object' ? [body.signal] : [])];
+  return { messages, ownerNamedBy: () => body.memory?.resource ?? body.resourceId };
+}
 
 export function threadClaimGuard(): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
     const create = CREATES.find((candidate) => candidate.path.test(c.req.path));
-    const savesMessages = !create && SAVES_MESSAGES.test(c.req.path);
-    if (!create && !savesMessages) return next();
+    if (!create && !SAVES_MESSAGES.test(c.req.path) && !RUNS_AGENT.test(c.req.path)) return next();
     const body = await jsonBodyForMastra(c);
     const memory = await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory();
     // Without memory or a valid body Mastra answers itself.
@@ -52,8 +66,8 @@ export function threadClaimGuard(): MiddlewareHandler {
       if (typeof threadId !== 'string') return next();
       await findOwnedThread(memory, threadId, ownerNamed(body[create.ownerField]) ?? (create.ownsItselfWhenUnowned ? threadId : ''));
     } else {
-      const messages: Array<{ resourceId?: unknown } | null> = Array.isArray(body.messages) ? body.messages : [];
-      await refuseOthersMessages(memory, messages, (message) => ownerNamed(message?.resourceId));
+      const saved = messagesSaved(c.req.path, body);
+      if (saved) await refuseOthersMessages(memory, saved.messages, (message) => ownerNamed(saved.ownerNamedBy(message)));
     }
     return next();
   };
