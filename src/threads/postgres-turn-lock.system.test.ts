@@ -30,6 +30,21 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
   });
   afterAll(() => postgres.stop());
 
+  it("sends its connection's statements one after another (pg deprecates a query sent while another runs)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const lock = replica();
+      const releases = await Promise.all(Array.from({ length: 8 }, (_, i) => lock.acquire({ threadId: `concurrent-${i}` }, open())));
+      for (const release of releases) release();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((message) => message.includes('client.query()'))).toEqual([]);
+  });
+
   it('runs a thread’s turns one replica at a time, and other threads alongside', async () => {
     const a = replica();
     const b = replica();

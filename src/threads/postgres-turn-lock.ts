@@ -54,6 +54,8 @@ export class PostgresTurnLock implements TurnLock {
   readonly #onConnectionError: (error: Error) => void;
   #closed = false;
   #connection: Promise<pg.Client> | undefined;
+  /** The lock connection's statements, one after another: pg deprecates a query sent while another runs. */
+  #statements: Promise<unknown> = Promise.resolve();
   /** Told when the connection their locks live on is lost. */
   readonly #holders = new Set<(error: Error) => void>();
 
@@ -129,12 +131,16 @@ export class PostgresTurnLock implements TurnLock {
    * A statement the database did not answer in time may still take effect (a lock taken after its turn gave up):
    * the connection is ended, and every lock on it with it.
    */
-  async #query(text: string, values: unknown[]) {
-    const client = await this.#connect();
-    return client.query<{ locked?: boolean }>(text, values).catch((error: unknown) => {
-      client.end().catch(() => {});
-      throw error;
+  #query(text: string, values: unknown[]) {
+    const run = this.#statements.then(async () => {
+      const client = await this.#connect();
+      return client.query<{ locked?: boolean }>(text, values).catch((error: unknown) => {
+        client.end().catch(() => {});
+        throw error;
+      });
     });
+    this.#statements = run.catch(() => {});
+    return run;
   }
 
   #connect(): Promise<pg.Client> {
