@@ -263,6 +263,30 @@ describe('with MASTRA_JWT_SECRET (HS256)', () => {
     expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
   });
 
+  it("refuses, in development, a run id on Mastra's message routes: they delivered to that run's thread, another user's too", async () => {
+    const dev = (await openApp(configFor({ MASTRA_JWT_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0', SERVER_MODE: 'development' }))).app;
+    model.script({ text: 'Kept.' });
+    const native = await dev.request(STREAM, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json', 'x-mastra-client-type': 'client-js' },
+      body: JSON.stringify({ messages: 'Private', memory: { thread: 'alice-run', resource: 'alice' } }),
+    });
+    const runId = /"runId":"([^"]+)"/.exec(await native.text())![1];
+    for (const [route, body] of [
+      ['send-message', { message: 'BOB', runId }],
+      ['queue-message', { message: 'BOB', runId }],
+      ['signals', { runId, signal: { type: 'user-message', contents: 'BOB' } }],
+    ] as const) {
+      const refused = await call(dev, 'POST', `/api/agents/companionAgent/${route}`, { token: bob, body });
+      expect(refused.status, route).toBe(400);
+      expect(await refused.json(), route).toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'runId' } });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(model.requests).toHaveLength(1);
+    const alicesThread = await (await call(dev, 'GET', '/threads/alice-run/messages', { token: alice })).json();
+    expect(alicesThread.messages.map((message: { content: string }) => message.content)).toEqual(['Private', 'Kept.']);
+  });
+
   // Studio names the agent's id as the user of its deletions; the caller's own thread is then deleted, another's is not.
   it.each([
     ['a thread', async () => ['DELETE', '/api/memory/threads/alice-deleted?agentId=companionAgent&resourceId=companionAgent']],

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { invalidRequest } from '../contract/errors.ts';
 import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { findOwnedThread, refuseOthersMessages } from '../threads/thread-service.ts';
 import { callerOf, mastraResourceId } from './caller.ts';
@@ -18,6 +19,11 @@ import '../routes/context.ts';
  *   under the `id` it is given. Mastra checks the thread it is saved to, not the
  *   one it is in, so the message left its owner's thread for the caller's,
  *   rewritten. (A native turn on SPEC's paths is checked where it starts: native-call.ts.)
+ * - A run: Mastra's message routes (`…/send-message`, `…/queue-message`,
+ *   `…/signals`) deliver a message to the run a `runId` names, in that run's
+ *   thread, whoever the caller is (they check a thread's owner only when the
+ *   request names the thread). With authentication on, a `runId` there is
+ *   refused (400): Studio names its thread and user instead.
  * This middleware answers a request naming another owner's thread or message
  * as the thread API answers another owner's thread (404), before Mastra sees it.
  */
@@ -36,6 +42,8 @@ const CREATES: readonly ThreadCreation[] = [
   { path: /^\/api\/v1\/conversations$/, field: 'conversation_id', ownerField: 'resource_id', ownsItselfWhenUnowned: true },
 ];
 const SAVES_MESSAGES = /^\/api\/memory(\/network)?\/save-messages$/;
+/** Mastra's routes that deliver a message to a running (or the next) run of a thread. */
+const MESSAGES_RUN = /^\/api\/agents\/[^/]+\/(send-message|queue-message|signals)$/;
 /** Mastra's agent runs but SPEC's paths (a native turn there is checked as it starts, native-call.ts), and its signals. */
 const RUNS_AGENT = /^\/api\/agents\/[^/]+\/(generate-legacy|generate\/vnext|stream-legacy|stream-until-idle|stream\/ui|stream\/vnext(\/ui)?|streamVNext|signals)$/;
 
@@ -53,13 +61,18 @@ export function threadClaimGuard(): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
     const create = CREATES.find((candidate) => candidate.path.test(c.req.path));
-    if (!create && !SAVES_MESSAGES.test(c.req.path) && !RUNS_AGENT.test(c.req.path)) return next();
+    const messagesRun = MESSAGES_RUN.test(c.req.path);
+    if (!create && !messagesRun && !SAVES_MESSAGES.test(c.req.path) && !RUNS_AGENT.test(c.req.path)) return next();
     const body = await jsonBodyForMastra(c);
+    const caller = callerOf(c.get('requestContext'));
+    if (messagesRun && caller !== undefined && body?.runId !== undefined) {
+      throw invalidRequest('runId is not accepted here: name the thread (threadId) instead, which must be yours', { field: 'runId' });
+    }
     const memory = await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory();
     // Without memory or a valid body Mastra answers itself.
     if (!memory || !body) return next();
     // As Mastra writes a record: for the caller when authenticated (Studio names the agent's id), else the named owner.
-    const ownerNamed = (named: unknown) => mastraResourceId(callerOf(c.get('requestContext')), typeof named === 'string' ? named : undefined);
+    const ownerNamed = (named: unknown) => mastraResourceId(caller, typeof named === 'string' ? named : undefined);
     if (create) {
       const threadId = body[create.field];
       // Without an id Mastra makes a fresh one.
