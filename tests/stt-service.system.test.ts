@@ -250,6 +250,24 @@ describe('the local engine in a service that stops', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
+  // A temporary-folder cleaner may take the whole scratch folder, the engine's companion model with it.
+  it('goes on transcribing, places included, after a cleaner emptied its TMPDIR', async () => {
+    await requireSpeechTools();
+    const tmp = mkdtempSync(join(tmpdir(), 'companion-tmp-'));
+    const local = await transcribedOnce(tmp);
+    try {
+      for (const name of readdirSync(tmp)) rmSync(join(tmp, name), { recursive: true, force: true });
+      const form = new FormData();
+      form.append('audio', new Blob([readFileSync(await speech('i would love to visit varanasi next spring', 'wav'))], { type: 'audio/wav' }), 'v.wav');
+      const answer = await fetch(`${local.url}/stt`, { method: 'POST', body: form });
+      expect(answer.status).toBe(200);
+      expect((await answer.json()).transcript).toContain('varanasi');
+    } finally {
+      await local.stop('SIGTERM');
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
   // A crash removes nothing: every crash left its vocabulary model (3.5 MB), and a running transcription its upload and PCM.
   it('with kill -9: the next start removes what it left behind', async () => {
     await requireSpeechTools();

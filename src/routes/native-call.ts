@@ -79,11 +79,13 @@ export async function startNativeTurn(c: Context, options: NativeCallOptions): P
   const memory = parsed.data.memory;
   const thread = memory && { owner: memoryOwner(c, memory, options.mode), threadId: memory.thread };
   const agent = c.get('mastra').getAgent(COMPANION_AGENT_ID);
-  // Development's body may give its messages ids (production's may not): one naming another owner's stored message
-  // would move it into this thread.
+  // Development's body may give its messages ids (production's schema refuses them): one naming another owner's
+  // stored message would move it into this thread.
   const { messages } = parsed.data as { messages?: unknown };
-  const conversations = thread && Array.isArray(messages) ? await agent.getMemory() : undefined;
-  if (conversations) await refuseOthersMessages(conversations, messages as unknown[], () => thread!.owner);
+  if (options.mode === 'development' && thread && Array.isArray(messages)) {
+    const conversations = await agent.getMemory();
+    if (conversations) await refuseOthersMessages(conversations, messages, () => thread.owner);
+  }
   const context = c.get('requestContext');
   // Before the turn starts, so a turn its thread's full queue refuses is named too.
   c.set('conversation', { threadId: thread?.threadId, resourceId: thread?.owner ?? callerOf(context) });

@@ -75,6 +75,7 @@ export async function pipeSpecEvents(run: StreamedRun, client: StreamClient, tur
       const mapped = map(next.value);
       if (mapped.kind === 'event') await send(mapped.event);
       else if (mapped.kind === 'failure') turn.abort(toApiError(mapped.error));
+      // The model's middleware fails a stream without a finish itself (model.ts): this is for a finish it lets through.
       else if (mapped.kind === 'cut-off') turn.abort(MODEL_CUT_OFF);
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * @module The service's Mastra auth provider, from the configuration: an
  * HS256 shared secret (`MastraJwtAuth`), an identity provider's JWKS, or both
- * (`CompositeAuth`); none when neither is configured (local use). Either way
+ * (`EitherTokenAuth`); none when neither is configured (local use). Either way
  * the token's `sub` claim is the user. Our `authenticate` middleware, ahead of
  * every route, alone makes it Mastra's reserved resource id: a provider that
  * mapped it too would set it again on each Mastra route, after the middleware

@@ -49,10 +49,9 @@ const RUNS_AGENT = /^\/api\/agents\/[^/]+\/(generate-legacy|generate\/vnext|stre
 
 type Body = Record<string, any>;
 
-/** The messages a request has Mastra save under their ids, and the owner each names; none for other requests. */
-function messagesSaved(path: string, body: Body): { messages: unknown[]; ownerNamedBy: (message: any) => unknown } | undefined {
-  if (SAVES_MESSAGES.test(path)) return { messages: Array.isArray(body.messages) ? body.messages : [], ownerNamedBy: (message) => message?.resourceId };
-  if (!RUNS_AGENT.test(path)) return undefined;
+/** The messages a request has Mastra save under their ids, and the owner each names. */
+function messagesSaved(savesMessages: boolean, body: Body): { messages: unknown[]; ownerNamedBy: (message: any) => unknown } {
+  if (savesMessages) return { messages: Array.isArray(body.messages) ? body.messages : [], ownerNamedBy: (message) => message?.resourceId };
   const messages = [...(Array.isArray(body.messages) ? body.messages : []), ...(typeof body.signal === 'object' ? [body.signal] : [])];
   return { messages, ownerNamedBy: () => body.memory?.resource ?? body.resourceId };
 }
@@ -60,17 +59,21 @@ function messagesSaved(path: string, body: Body): { messages: unknown[]; ownerNa
 export function threadClaimGuard(): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();
-    const create = CREATES.find((candidate) => candidate.path.test(c.req.path));
-    const messagesRun = MESSAGES_RUN.test(c.req.path);
-    if (!create && !messagesRun && !SAVES_MESSAGES.test(c.req.path) && !RUNS_AGENT.test(c.req.path)) return next();
+    const { path } = c.req;
+    const create = CREATES.find((candidate) => candidate.path.test(path));
+    const messagesRun = MESSAGES_RUN.test(path);
+    const savesMessages = SAVES_MESSAGES.test(path);
+    const runsAgent = RUNS_AGENT.test(path);
+    if (!create && !messagesRun && !savesMessages && !runsAgent) return next();
     const body = await jsonBodyForMastra(c);
     const caller = callerOf(c.get('requestContext'));
     if (messagesRun && caller !== undefined && body?.runId !== undefined) {
       throw invalidRequest('runId is not accepted here: name the thread (threadId) instead, which must be yours', { field: 'runId' });
     }
+    // Without a valid body Mastra answers itself; a message route's only check is the one above.
+    if (!body || (!create && !savesMessages && !runsAgent)) return next();
     const memory = await c.get('mastra').getAgent(COMPANION_AGENT_ID).getMemory();
-    // Without memory or a valid body Mastra answers itself.
-    if (!memory || !body) return next();
+    if (!memory) return next();
     // As Mastra writes a record: for the caller when authenticated (Studio names the agent's id), else the named owner.
     const ownerNamed = (named: unknown) => mastraResourceId(caller, typeof named === 'string' ? named : undefined);
     if (create) {
@@ -79,8 +82,8 @@ export function threadClaimGuard(): MiddlewareHandler {
       if (typeof threadId !== 'string') return next();
       await findOwnedThread(memory, threadId, ownerNamed(body[create.ownerField]) ?? (create.ownsItselfWhenUnowned ? threadId : ''));
     } else {
-      const saved = messagesSaved(c.req.path, body);
-      if (saved) await refuseOthersMessages(memory, saved.messages, (message) => ownerNamed(saved.ownerNamedBy(message)));
+      const saved = messagesSaved(savesMessages, body);
+      await refuseOthersMessages(memory, saved.messages, (message) => ownerNamed(saved.ownerNamedBy(message)));
     }
     return next();
   };

@@ -37,7 +37,10 @@ export function openScratchFolder(parent: string, host: ScratchHost = THIS_HOST)
     const leftBehind = pid === process.pid ? modifiedBefore(folder, startedAt) : !host.isRunning(pid);
     if (leftBehind) removeIfAllowed(folder);
   }
-  const path = mkdtempSync(join(parent, ownName(host)));
+  return folderAt(mkdtempSync(join(parent, ownName(host))));
+}
+
+function folderAt(path: string): ScratchFolder {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
@@ -76,8 +79,7 @@ export async function freshFolderIn(scratch: string, prefix: string): Promise<st
  * first upload (or readiness check) once the temporary folder can be written makes it (see ownFolder).
  */
 export function scratchFolderLater(parent: string, host: ScratchHost = THIS_HOST): ScratchFolder {
-  const path = join(parent, `${ownName(host)}later`);
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  return folderAt(join(parent, `${ownName(host)}later`));
 }
 
 /** Why uploads cannot be received in the scratch folder now, if they cannot (readiness: `/stt` would answer 500). */

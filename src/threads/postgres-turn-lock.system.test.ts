@@ -31,8 +31,20 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
   afterAll(() => postgres.stop());
 
   it("sends its connection's statements one after another (pg deprecates a query sent while another runs)", async () => {
+    // pg warns once per process, so the warning alone may already be spent: the statements in flight are counted too.
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.message);
+    const query = pg.Client.prototype.query;
+    const inFlight = new Map<object, number>();
+    let mostInFlight = 0;
+    pg.Client.prototype.query = function (this: object, ...args: unknown[]) {
+      inFlight.set(this, (inFlight.get(this) ?? 0) + 1);
+      mostInFlight = Math.max(mostInFlight, inFlight.get(this)!);
+      const done = () => inFlight.set(this, inFlight.get(this)! - 1);
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args) as Promise<unknown>;
+      result.then(done, done);
+      return result;
+    } as typeof query;
     process.on('warning', onWarning);
     try {
       const lock = replica();
@@ -41,7 +53,9 @@ describe('PostgresTurnLock (two replicas on one real PostgreSQL)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       process.off('warning', onWarning);
+      pg.Client.prototype.query = query;
     }
+    expect(mostInFlight).toBe(1);
     expect(warnings.filter((message) => message.includes('client.query()'))).toEqual([]);
   });
 

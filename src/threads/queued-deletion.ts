@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { callerOf, mastraResourceId } from '../security/caller.ts';
 import { jsonBodyForMastra } from '../security/mastra-body.ts';
-import { waitForThreadTurns } from './thread-service.ts';
+import { storedMessagesById, waitForThreadTurns } from './thread-service.ts';
 import { lockName, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import '../routes/context.ts';
 
@@ -55,10 +55,8 @@ async function threadOwnersTouched(c: Context): Promise<Map<string, string>> {
       const thread = await memory.getThreadById({ threadId });
       if (thread) owners.set(thread.id, thread.resourceId);
     }
-    if (messageIds.length > 0) {
-      const store = await memory.storage.getStore('memory');
-      const messages = (await store?.listMessagesById({ messageIds }))?.messages ?? [];
-      for (const message of messages) if (message.threadId && message.resourceId) owners.set(message.threadId, message.resourceId);
+    for (const message of messageIds.length > 0 ? await storedMessagesById(memory, messageIds) : []) {
+      if (message.threadId && message.resourceId) owners.set(message.threadId, message.resourceId);
     }
   } catch {
     // A store that does not answer: Mastra's handler answers for itself.

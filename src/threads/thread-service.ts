@@ -4,7 +4,7 @@
  * treats another owner's thread exactly like a missing one, so ids cannot be
  * probed; store failures become MEMORY_NOT_INITIALIZED.
  */
-import type { MastraMemory, StorageThreadType } from '@mastra/core/memory';
+import type { MastraDBMessage, MastraMemory, StorageThreadType } from '@mastra/core/memory';
 import { CLIENT_GONE, memoryNotInitialized, messageNotFound, threadNotFound } from '../contract/errors.ts';
 import { InProcessTurnLock, type Release, type TurnKey, type TurnLock } from './turn-lock.ts';
 import { newThreadMetadata } from '../contract/thread.ts';
@@ -58,15 +58,19 @@ export async function refuseOthersMessages<M>(memory: MastraMemory, messages: re
     owners.set(String(id), (owners.get(String(id)) ?? new Set()).add(ownerOf(message)));
   }
   if (owners.size === 0) return;
-  const stored = await withStore(async () => (await (await memory.storage.getStore('memory'))?.listMessagesById({ messageIds: [...owners.keys()] }))?.messages ?? []);
-  const threadOwners = new Map<string, string | undefined>();
-  for (const threadId of new Set(stored.flatMap((message) => message.threadId ?? []))) {
-    threadOwners.set(threadId, (await withStore(() => memory.getThreadById({ threadId })))?.resourceId);
-  }
+  const stored = await withStore(() => storedMessagesById(memory, [...owners.keys()]));
+  const threadIds = [...new Set(stored.flatMap((message) => message.threadId ?? []))];
+  const threads = await withStore(() => Promise.all(threadIds.map((threadId) => memory.getThreadById({ threadId }))));
+  const threadOwners = new Map(threadIds.map((threadId, i) => [threadId, threads[i]?.resourceId]));
   for (const message of stored) {
     const owner = (message.threadId && threadOwners.get(message.threadId)) ?? message.resourceId;
     if ([...owners.get(message.id)!].some((savedFor) => savedFor !== owner)) throw messageNotFound(message.id);
   }
+}
+
+/** The stored messages among `messageIds` (Mastra's own lookup takes no owner: the callers check it). */
+export async function storedMessagesById(memory: MastraMemory, messageIds: string[]): Promise<MastraDBMessage[]> {
+  return (await (await memory.storage.getStore('memory'))?.listMessagesById({ messageIds }))?.messages ?? [];
 }
 
 export async function getOwnedThread(memory: MastraMemory, threadId: string, resourceId: string) {
