@@ -145,6 +145,28 @@ describe('the development surface (npm run dev, for Studio)', () => {
   });
 });
 
+describe("Mastra's sign-in routes (answered before any middleware)", () => {
+  // `state` names where to go after its `|`: `@evil.example/` after the origin is another host, and so is X-Forwarded-Host.
+  const REDIRECTS = [
+    ['a state naming another host', '/api/auth/sso/callback?code=x&state=a%7C%40evil.example%2F', {}],
+    ['a forwarded host', '/api/auth/sso/callback?code=x&state=a', { 'x-forwarded-host': 'evil.example' }],
+  ] as const;
+
+  it.each([
+    ['production', {}],
+    ['development with authentication', { MASTRA_DEV: 'true', MASTRA_JWT_SECRET: TEST_JWT_SECRET }],
+  ])('%s: the SSO callback redirects nowhere without a provider, as sso/login answers', async (_mode, env) => {
+    await withApp(env, async ({ app }) => {
+      for (const [label, path, headers] of REDIRECTS) {
+        const response = await app.request(path, { headers });
+        expect(response.status, label).toBe(404);
+        expect(response.headers.get('location'), label).toBeNull();
+        expect(await response.json(), label).toEqual({ error: 'SSO not configured' });
+      }
+    });
+  });
+});
+
 describe('native protocol: the header selects a wire format and grants nothing', () => {
   let service: AppHarness;
   beforeAll(async () => {
