@@ -396,6 +396,42 @@ describe('input hygiene', () => {
     expect(await storeSnapshot(await service.store())).toEqual(before);
   });
 
+  // A body whose connection ended midway (the client hung up, or broke its chunked framing) was logged as the model
+  // server failing (500 MODEL_ERROR, from the socket's ECONNRESET), at error level, on demand.
+  it.each([
+    ['with a Content-Length', { 'content-length': '100' }],
+    ['chunked', {}],
+  ])('answers a body cut off midway (%s) with a 400, as an upload in /stt, logging no error and storing nothing', async (_label, length) => {
+    const before = await storeSnapshot(await service.store());
+    service.reset();
+    const cutOff = (text: string) =>
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+        },
+      });
+    for (const [method, path, text] of [
+      ['POST', GENERATE, '{"messages":'],
+      ['POST', STREAM, '{"messages":'],
+      ['PATCH', '/threads/charset?resourceId=me', '{"title":'],
+    ]) {
+      const response = await service.app.request(path, {
+        method,
+        headers: { 'content-type': 'application/json', ...length },
+        body: cutOff(text),
+        duplex: 'half',
+      } as RequestInit);
+      expect([response.status, await response.json()], path).toEqual([
+        400,
+        { error: 'The request body was interrupted before it was complete.', code: 'INVALID_REQUEST', details: {} },
+      ]);
+    }
+    expect(service.loggedErrors()).toEqual([]);
+    expect(service.model.requests).toHaveLength(0);
+    expect(await storeSnapshot(await service.store())).toEqual(before);
+  });
+
   it('refuses a trailing assistant message instead of merging it into the stored reply', async () => {
     const before = await storeSnapshot(await service.store());
     for (const path of [GENERATE, STREAM]) {

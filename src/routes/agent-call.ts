@@ -7,7 +7,7 @@ import { MASTRA_RESOURCE_ID_KEY, RequestContext } from '@mastra/core/request-con
 import { agentRequest } from '../contract/agent-request.ts';
 import { invalidSpecBody } from '../contract/native-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
-import { bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedCharset, unsupportedContentEncoding, unsupportedMediaType } from '../contract/errors.ts';
+import { ApiError, bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedCharset, unsupportedContentEncoding, unsupportedMediaType } from '../contract/errors.ts';
 import { PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
@@ -44,14 +44,19 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   if (charset !== undefined && NEVER_UTF8.test(charset)) throw unsupportedCharset(charset);
   refuseContentEncoding(c);
   let bytes = new ArrayBuffer(0);
-  await bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw bodyTooLarge(MAX_BODY_BYTES);
-    },
-  })(c, async () => {
-    bytes = await c.req.raw.clone().arrayBuffer();
-  });
+  try {
+    await bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw bodyTooLarge(MAX_BODY_BYTES);
+      },
+    })(c, async () => {
+      bytes = await c.req.raw.clone().arrayBuffer();
+    });
+  } catch (error) {
+    // A client that hung up mid-body, or broke its chunked framing, is the client's failure (as an upload's is in /stt).
+    throw error instanceof ApiError ? error : invalidRequest('The request body was interrupted before it was complete.');
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
