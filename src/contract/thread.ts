@@ -21,7 +21,12 @@ function label(name: string, maxLength: number) {
     .min(1, `${name} must not be empty`)
     .max(maxLength, `${name} has at most ${maxLength} characters`)
     .refine((text) => !/\p{Cc}/u.test(text), `${name} must not hold control characters`)
-    .meta({ pattern: NO_CONTROL_CHARACTERS_SOME_TEXT, description: `${name}, trimmed: 1-${maxLength} characters, no control characters` });
+    // A lone surrogate is no character: the store writes U+FFFD in its place, so the answer would differ from a read.
+    .refine((text) => !/\p{Cs}/u.test(text), `${name} must be valid Unicode text (no lone surrogate)`)
+    .meta({
+      pattern: NO_CONTROL_CHARACTERS_SOME_TEXT,
+      description: `${name}, trimmed: 1-${maxLength} characters, no control characters, no lone surrogate`,
+    });
 }
 
 /** The label refinement as JSON Schema says it (OpenAPI): some text, and no C0/C1 control character anywhere. */
