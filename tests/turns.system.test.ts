@@ -182,6 +182,34 @@ describe('a client hanging up mid-turn', () => {
   });
 });
 
+describe('a native client (@mastra/client-js) hanging up mid-reply', () => {
+  // Mastra's adapter stops reading a run whose client has gone: its stream ended before the run had stored its reply,
+  // the thread's next turn ran without it, and the stopped reply then landed after that turn's message, which
+  // Mastra took the next reply into: [user, user, assistant "first0 … Second reply." (interrupted)].
+  it("stores the stopped reply before the thread's queued turn runs, each reply a message of its own", async () => {
+    const ids = newThread();
+    h.model.beforeChunk = () => new Promise((resolve) => setTimeout(resolve, 25));
+    h.model.script({ text: Array.from({ length: 40 }, (_, i) => `first${i} `) }, { text: ['Second ', 'reply.'] });
+    const native = await h.post(STREAM, { messages: [{ role: 'user', content: 'Tell me a long story.' }], memory: { thread: ids.threadId, resource: ids.resourceId } }, {
+      'x-mastra-client-type': 'client-js',
+    });
+    const reader = native.body!.getReader();
+    let streamed = '';
+    while ((streamed.match(/text-delta/g) ?? []).length < 5) streamed += new TextDecoder().decode((await reader.read()).value);
+    const next = send(STREAM, { ...userSays('And then?'), ...ids });
+    await settle();
+    await reader.cancel();
+    expect(eventsOf(await readFrames(await next)).at(-1)).toMatchObject({ type: 'run-finish' });
+    const stored = await fetch(`${h.service.url}/threads/${ids.threadId}/messages?resourceId=${ids.resourceId}`);
+    expect((await stored.json()).messages.map(({ role, content, interrupted }: { role: string; content: string; interrupted?: boolean }) => [role, content, interrupted ?? false])).toEqual([
+      ['user', 'Tell me a long story.', false],
+      ['assistant', expect.stringMatching(/^first0 first1 first2 first3 first4 /), true],
+      ['user', 'And then?', false],
+      ['assistant', 'Second reply.', false],
+    ]);
+  });
+});
+
 describe('the model server', () => {
   it('passes an upstream 429 with a long Retry-After on at once, instead of waiting it out', async () => {
     h.model.script({ error: { status: 429, message: 'Rate limit reached', headers: { 'retry-after': '30' } } });

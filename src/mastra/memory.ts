@@ -9,6 +9,7 @@ import type { InputProcessorOrWorkflow, OutputProcessorOrWorkflow } from '@mastr
 import type { Config } from '../../mastra.config.ts';
 import { deleteThreadsAfterTheirWrites } from '../threads/deletion-after-writes.ts';
 import { serveTurnScope } from '../threads/turn-thread.ts';
+import { RunStored } from './processors/run-stored.ts';
 import { TurnJournal } from './processors/turn-journal.ts';
 import { WORKING_MEMORY_TEMPLATE } from './working-memory-template.ts';
 
@@ -30,15 +31,16 @@ const MAX_WORKING_MEMORY_CHARACTERS = 16_000;
 class CompanionMemory extends Memory {
   /** Writes each stored turn as it happens: see src/mastra/processors/turn-journal.ts. */
   readonly #journal = new TurnJournal(this, { draftIntervalMs: DRAFT_INTERVAL_MS });
+  readonly #runStored = new RunStored();
 
   // The journal stores the turn's input after memory has loaded the history ...
   override async getInputProcessors(configured?: InputProcessorOrWorkflow[], context?: RequestContext) {
     return context?.get(STATELESS_KEY) ? [] : [...(await super.getInputProcessors(configured, context)), this.#journal];
   }
 
-  // ... and settles a failed reply before memory's MessageHistory stores it.
+  // ... and settles a failed reply before memory's MessageHistory stores it; the turn hears when it has.
   override async getOutputProcessors(configured?: OutputProcessorOrWorkflow[], context?: RequestContext) {
-    return context?.get(STATELESS_KEY) ? [] : [this.#journal, ...(await super.getOutputProcessors(configured, context))];
+    return context?.get(STATELESS_KEY) ? [] : [this.#journal, ...(await super.getOutputProcessors(configured, context)), this.#runStored];
   }
 
   /**

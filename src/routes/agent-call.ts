@@ -14,7 +14,7 @@ import { STATELESS_KEY } from '../mastra/memory.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { callerOf, effectiveResourceId } from '../security/caller.ts';
 import { startTurn, type TurnOptions } from '../threads/turn.ts';
-import { runInTurnScope } from '../threads/turn-thread.ts';
+import { createTurnScope, runInTurnScope } from '../threads/turn-thread.ts';
 import './context.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -152,7 +152,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     conversation: ids,
     /** Runs the agent call on the thread as this turn opened it: Mastra's reads of it need no query. */
     // A SPEC turn reads a reply it could not store from its run (`run.error`); the scope serves its thread's reads.
-    run: <T>(call: () => T) => runInTurnScope(conversation.thread && { thread: conversation.thread }, call),
+    run: <T>(call: () => T) => runInTurnScope(conversation.thread && createTurnScope(conversation.thread), call),
     /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
     turn,
   };

@@ -11,7 +11,7 @@ import { dropConnection } from './client-connection.ts';
 import { logFailure } from './error-handler.ts';
 import { sanitizeNativeAnswer, startNativeTurn } from './native-call.ts';
 import { pipeSpecEvents, type StreamTiming } from './spec-stream.ts';
-import { runInTurnScope } from '../threads/turn-thread.ts';
+import { createTurnScope, runInTurnScope } from '../threads/turn-thread.ts';
 import './context.ts';
 
 /**
@@ -35,7 +35,7 @@ function agentRoute(spec: (c: Context) => Promise<Response>, options: AgentRoute
     if (!c.req.header(NATIVE_CLIENT_HEADER)) return spec(c);
     const { turn, thread } = await startNativeTurn(c, options);
     c.set('abortSignal', turn.signal);
-    const scope = thread && { thread };
+    const scope = thread && createTurnScope(thread);
     try {
       await runInTurnScope(scope, next);
     } catch (error) {

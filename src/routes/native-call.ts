@@ -30,7 +30,8 @@ import { STATELESS_KEY } from '../mastra/memory.ts';
 import type { ServerMode } from '../security/route-gate.ts';
 import { openConversation } from '../threads/conversation.ts';
 import { refuseOthersMessages } from '../threads/thread-service.ts';
-import { startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
+import { STOPPED_TURN_GRACE_MS, startTurn, type Turn, type TurnOptions } from '../threads/turn.ts';
+import { settledWithin } from '../threads/settled-within.ts';
 import type { TurnScope } from '../threads/turn-thread.ts';
 import { queryParameterNames, readJsonBody } from './agent-call.ts';
 import { logFailure } from './error-handler.ts';
@@ -212,9 +213,9 @@ function redactedModelCall<T extends ModelCall>(call: T): T {
 /**
  * Rewrites each frame of a native stream whole (SSE frames end with a blank
  * line). A run whose reply could not be stored ends with an `error` frame in
- * place of its `finish` (Mastra finishes it as a success). The turn ends with
- * the stream: after its last frame, or, when its client leaves, once Mastra has
- * finished the stopped run (`settle`). The server takes the next chunk once the
+ * place of its `finish` (Mastra finishes it as a success). The turn ends with the
+ * stream, once a stopped run has stored what it had (when its client leaves, the
+ * stream ends before that). The server takes the next chunk once the
  * client has read the last one: a chunk left waiting `writeTimeoutMs` means a
  * client that stopped reading, which is dropped and its turn stopped, freeing
  * its thread.
@@ -244,12 +245,20 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, sc
       if (pending) controller.enqueue(sanitized(pending));
     },
   });
-  // The client got the failure as a frame, after a 200: the log gets the line a JSON error gets (as a SPEC stream's).
-  const end = () => {
-    const reason = turn.stopped() ?? failure;
-    if (reason) logFailure(c, reason);
-    turn.end();
-  };
+  let ending: Promise<void> | undefined;
+  /**
+   * Ends the turn once, when the stream has ended and a stopped run has stored what it had: when its client has gone,
+   * Mastra's adapter stops reading the run, so the stream ends first, and the thread's next turn would read the
+   * thread without the reply, which would then land after that turn's message.
+   */
+  const end = () =>
+    (ending ??= (async () => {
+      if (scope && turn.stopped()) await settledWithin([scope.runStored], STOPPED_TURN_GRACE_MS);
+      // The client got the failure as a frame, after a 200: the log gets the line a JSON error gets (as a SPEC stream's).
+      const reason = turn.stopped() ?? failure;
+      if (reason) logFailure(c, reason);
+      turn.end();
+    })());
   const reader = c.res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(frames).pipeThrough(new TextEncoderStream()).getReader();
   let unread: NodeJS.Timeout | undefined;
   const stalled = () => {
@@ -270,13 +279,13 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, sc
       } catch (error) {
         controller.error(error);
       }
-      end();
+      await end();
     },
     async cancel() {
       clearTimeout(unread);
       turn.abort(CLIENT_GONE);
       await settle(reader);
-      end();
+      await end();
     },
   });
   c.res = new Response(body, c.res);

@@ -1,6 +1,6 @@
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { describe, expect, it, vi } from 'vitest';
-import { runInTurnScope, serveTurnScope, type TurnScope } from './turn-thread.ts';
+import { createTurnScope, markRunStored, runInTurnScope, serveTurnScope } from './turn-thread.ts';
 
 const opened: StorageThreadType = {
   id: 'diary',
@@ -39,7 +39,7 @@ const messageWithId = (id: string) => ({ id }) as MastraDBMessage;
 describe('serveTurnScope', () => {
   it('answers the turn’s reads of its own thread without a query, across awaits and timers', async () => {
     const { store, query } = storeWithQueries();
-    const reads = await runInTurnScope({ thread: opened }, async () => {
+    const reads = await runInTurnScope(createTurnScope(opened), async () => {
       const first = await store.getThreadById({ threadId: 'diary' });
       await new Promise((resolve) => setTimeout(resolve, 1));
       const second = await store.getThreadById({ threadId: 'diary', resourceId: 'ada' });
@@ -51,7 +51,7 @@ describe('serveTurnScope', () => {
 
   it('queries the store for another thread, for another owner’s read, and outside any turn', async () => {
     const { store, query } = storeWithQueries();
-    await runInTurnScope({ thread: opened }, async () => {
+    await runInTurnScope(createTurnScope(opened), async () => {
       expect(await store.getThreadById({ threadId: 'other' })).toBeNull();
       expect((await store.getThreadById({ threadId: 'diary', resourceId: 'mallory' }))?.title).toBe('as stored');
     });
@@ -62,7 +62,7 @@ describe('serveTurnScope', () => {
 
   it('gives each read a copy: a caller that changes it leaves the turn’s thread as opened', async () => {
     const { store } = storeWithQueries();
-    const second = await runInTurnScope({ thread: opened }, async () => {
+    const second = await runInTurnScope(createTurnScope(opened), async () => {
       const first = (await store.getThreadById({ threadId: 'diary' }))!;
       first.title = 'changed';
       first.metadata!.personality = 'friend';
@@ -77,7 +77,7 @@ describe('serveTurnScope', () => {
     ['saves', (store: StoreUnderTest) => store.saveThread({ thread: { ...opened, title: 'renamed' } })],
   ])('reads the store again once the turn %s its own thread', async (_name, write) => {
     const { store, query } = storeWithQueries();
-    const afterWrite = await runInTurnScope({ thread: opened }, async () => {
+    const afterWrite = await runInTurnScope(createTurnScope(opened), async () => {
       await write(store);
       return store.getThreadById({ threadId: 'diary' });
     });
@@ -87,7 +87,7 @@ describe('serveTurnScope', () => {
 
   it('finds no thread once the turn deletes its own', async () => {
     const { store } = storeWithQueries();
-    const afterDelete = await runInTurnScope({ thread: opened }, async () => {
+    const afterDelete = await runInTurnScope(createTurnScope(opened), async () => {
       await store.deleteThread({ threadId: 'diary' });
       return store.getThreadById({ threadId: 'diary' });
     });
@@ -96,7 +96,7 @@ describe('serveTurnScope', () => {
 
   it("keeps why the turn's latest save of its messages failed in its scope, until a later save lands, and nothing outside a turn", async () => {
     const { store } = storeWithQueries();
-    const scope: TurnScope = { thread: opened };
+    const scope = createTurnScope(opened);
     await runInTurnScope(scope, async () => {
       await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
       await store.saveMessages({ messages: [messageWithId('fine')] });
@@ -106,7 +106,15 @@ describe('serveTurnScope', () => {
       await store.saveMessages({ messages: [messageWithId('fine')] });
       await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
     });
-    expect(scope).toEqual({ thread: opened, failedSave: new Error('SQLITE_FULL') });
+    expect(scope).toMatchObject({ thread: opened, failedSave: new Error('SQLITE_FULL') });
     await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
+  });
+
+  it("settles a turn's runStored when its run says it has stored its messages, and no other turn's", async () => {
+    const [stored, other] = [createTurnScope(opened), createTurnScope(opened)];
+    const settled = (scope: ReturnType<typeof createTurnScope>) => Promise.race([scope.runStored.then(() => true), new Promise((resolve) => setTimeout(resolve, 20, false))]);
+    markRunStored();
+    await runInTurnScope(stored, async () => markRunStored());
+    expect([await settled(stored), await settled(other)]).toEqual([true, false]);
   });
 });

@@ -31,9 +31,27 @@ export interface TurnScope {
   thread?: StorageThreadType;
   /** Why the turn's latest save of its messages failed; `undefined` when it landed. */
   failedSave?: unknown;
+  /**
+   * Settles once the turn's run has stored its messages, finished or stopped: its last output processor ran
+   * (`markRunStored`). It never settles for a run that failed to store them: wait for it within a bound.
+   */
+  readonly runStored: Promise<void>;
+  readonly markRunStored: () => void;
 }
 
 const turnScope = new AsyncLocalStorage<TurnScope>();
+
+/** The scope of a stored turn on `thread`, as it opened it. */
+export function createTurnScope(thread: StorageThreadType): TurnScope {
+  let markRunStored!: () => void;
+  const runStored = new Promise<void>((resolve) => (markRunStored = resolve));
+  return { thread, runStored, markRunStored };
+}
+
+/** Tells the running turn, if any, that its run has stored its messages (the run-stored processor). */
+export function markRunStored(): void {
+  turnScope.getStore()?.markRunStored();
+}
 
 /** Runs a stored turn's agent call (and everything it starts) in its scope: with the thread as the turn opened it. */
 export function runInTurnScope<T>(scope: TurnScope | undefined, run: () => T): T {
