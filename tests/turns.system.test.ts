@@ -147,6 +147,22 @@ describe('time limits', () => {
     h.model.beforeChunk = undefined;
     await expectNextTurnAnswers(ids);
   });
+  // Its stream ended with Mastra's `abort` and a `finish` (reason "tripwire"), which a client reads as a reply complete.
+  it('ends a native stream (@mastra/client-js) that outgrows MODEL_TIMEOUT_MS with an error frame in place of its finish', async () => {
+    const ids = newThread();
+    h.model.script({ text: ['Once upon'], hang: true });
+    const memory = { thread: ids.threadId, resource: ids.resourceId };
+    const response = await h.post(STREAM, { messages: 'A story?', memory }, { 'x-mastra-client-type': 'client-js' });
+    const frames = (await response.text()).split('\n\n').filter(Boolean);
+    expect(frames.at(-1)).toBe('data: [DONE]');
+    const chunks = frames.slice(0, -1).map((frame) => JSON.parse(frame.slice('data: '.length)));
+    expect(chunks.map((chunk) => chunk.type)).not.toContain('finish');
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'error',
+      payload: { error: { code: 'MODEL_ERROR', message: `The turn took longer than ${TURN_MS} ms; the run was stopped.` } },
+    });
+    await expectNextTurnAnswers(ids);
+  });
 });
 
 describe('a client hanging up mid-turn', () => {

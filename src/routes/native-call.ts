@@ -9,6 +9,7 @@ import {
   fromSerializedFailure,
   fromZodError,
   invalidRequest,
+  isClientsOwn,
   MODEL_NOT_CONFIGURED,
   toApiError,
   toolFailed,
@@ -212,8 +213,9 @@ function redactedModelCall<T extends ModelCall>(call: T): T {
 
 /**
  * Rewrites each frame of a native stream whole (SSE frames end with a blank
- * line). A run whose reply could not be stored ends with an `error` frame in
- * place of its `finish` (Mastra finishes it as a success). The turn ends with the
+ * line). A run whose reply could not be stored, or that the service stopped (its
+ * time ran out, a shutdown), ends with an `error` frame in place of its `finish`
+ * (Mastra finishes it as a success, or as a tripwire). The turn ends with the
  * stream, once a stopped run has stored what it had (when its client leaves, the
  * stream ends before that). The server takes the next chunk once the
  * client has read the last one: a chunk left waiting `writeTimeoutMs` means a
@@ -228,8 +230,9 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, sc
     if (!frame.startsWith('data: {')) return frame;
     const chunk = JSON.parse(frame.slice('data: '.length));
     // A run that failed already said so in its own `error` frame: its `finish` goes as it is.
-    if (chunk.type === 'finish' && scope?.failedSave !== undefined && failure === undefined) {
-      failure = toApiError(scope.failedSave);
+    const unreported = chunk.type === 'finish' && failure === undefined ? finishFailure(turn, scope) : undefined;
+    if (unreported) {
+      failure = unreported;
       return `data: ${JSON.stringify({ type: 'error', runId: chunk.runId, from: chunk.from, payload: { error: { message: failure.message, code: failure.code } } })}`;
     }
     if (chunk.type === 'error') failure ??= fromSerializedFailure(chunk.payload?.error);
@@ -289,6 +292,14 @@ function sanitizeNativeStream(c: Context, turn: Turn, writeTimeoutMs: number, sc
     },
   });
   c.res = new Response(body, c.res);
+}
+
+/** Why a run that reached its `finish` failed all the same: its reply was not stored, or the service stopped it. */
+function finishFailure(turn: Turn, scope: TurnScope | undefined): ApiError | undefined {
+  if (scope?.failedSave !== undefined) return toApiError(scope.failedSave);
+  const stopped = turn.stopped();
+  // A client that left hears nothing more.
+  return stopped && !isClientsOwn(stopped) ? stopped : undefined;
 }
 
 /**
