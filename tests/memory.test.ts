@@ -215,6 +215,27 @@ describe('the store failing during a turn', () => {
     });
   });
 
+  // The thread waits for a stopped native run to store its reply; a run whose save failed stores nothing more, and
+  // its thread was held until the stopped turn's grace (5 s) ran out.
+  it('/stream, native: a client that leaves while the store refuses its reply frees the thread at once', async () => {
+    const databaseUrl = tempDatabaseUrl();
+    await withApp({ DATABASE_URL: databaseUrl }, async (h) => {
+      await refuseRepliesIn(h, databaseUrl);
+      h.model.beforeChunk = () => new Promise((resolve) => setTimeout(resolve, 25));
+      h.model.script({ text: Array.from({ length: 40 }, (_, i) => `w${i} `) }, { text: 'Next.' });
+      const response = await h.post(STREAM, { messages: 'Tell me', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE);
+      const reader = response.body!.getReader();
+      let streamed = '';
+      while ((streamed.match(/text-delta/g) ?? []).length < 3) streamed += new TextDecoder().decode((await reader.read()).value);
+      h.model.beforeChunk = undefined;
+      const leftAt = Date.now();
+      await reader.cancel();
+      const next = await h.post(GENERATE, { messages: [{ role: 'user', content: 'Again?' }], threadId: 'full-disk', resourceId: 'ada' });
+      expect(next.status).toBe(500);
+      expect(Date.now() - leftAt).toBeLessThan(2_500);
+    });
+  });
+
   it('/stream, native: a model failure whose partial reply the store then refuses ends with the one error frame of the model failure', async () => {
     const databaseUrl = tempDatabaseUrl();
     await withApp({ DATABASE_URL: databaseUrl }, async (h) => {

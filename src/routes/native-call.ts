@@ -183,9 +183,9 @@ interface NativeGenerateReply extends ModelCall {
  * stream frame, and, outside development, the generate reply's model calls
  * shown as SPEC's are (the request's redacted body, the response without its
  * raw body). The turn ends
- * with the answer: a stream's once its last frame has gone (Mastra has stored
- * the turn by then) or its client has left; a stopped generate answers why it
- * stopped, as SPEC's does.
+ * with the answer: a stream's once its last frame has gone or its client has
+ * left, and a stopped run has stored what it had; a stopped generate answers
+ * why it stopped, as SPEC's does.
  */
 export async function sanitizeNativeAnswer(c: Context, options: NativeCallOptions, turn: Turn, scope?: TurnScope): Promise<void> {
   const contentType = c.res.headers.get('content-type') ?? '';

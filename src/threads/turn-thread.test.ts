@@ -1,6 +1,6 @@
 import type { MastraDBMessage, StorageThreadType } from '@mastra/core/memory';
 import { describe, expect, it, vi } from 'vitest';
-import { createTurnScope, markRunStored, runInTurnScope, serveTurnScope } from './turn-thread.ts';
+import { createTurnScope, markRunStored, markRunStoring, runInTurnScope, serveTurnScope } from './turn-thread.ts';
 
 const opened: StorageThreadType = {
   id: 'diary',
@@ -116,5 +116,18 @@ describe('serveTurnScope', () => {
     markRunStored();
     await runInTurnScope(stored, async () => markRunStored());
     expect([await settled(stored), await settled(other)]).toEqual([true, false]);
+  });
+
+  it("settles a turn's runStored when a save of its run's result fails (no processor runs after it), not an earlier one's", async () => {
+    const { store } = storeWithQueries();
+    const scope = createTurnScope(opened);
+    const settled = () => Promise.race([scope.runStored.then(() => true), new Promise((resolve) => setTimeout(resolve, 20, false))]);
+    await runInTurnScope(scope, () => expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL'));
+    expect(await settled()).toBe(false);
+    await runInTurnScope(scope, async () => {
+      markRunStoring();
+      await expect(store.saveMessages({ messages: [messageWithId('too-much')] })).rejects.toThrow('SQLITE_FULL');
+    });
+    expect(await settled()).toBe(true);
   });
 });

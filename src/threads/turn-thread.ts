@@ -31,9 +31,11 @@ export interface TurnScope {
   thread?: StorageThreadType;
   /** Why the turn's latest save of its messages failed; `undefined` when it landed. */
   failedSave?: unknown;
+  /** The run has begun storing its result (`markRunStoring`): a save that fails from then on is its last. */
+  storing?: boolean;
   /**
-   * Settles once the turn's run has stored its messages, finished or stopped: its last output processor ran
-   * (`markRunStored`). It never settles for a run that failed to store them: wait for it within a bound.
+   * Settles once the turn's run is done storing its messages, finished or stopped: its last output processor ran
+   * (`markRunStored`), or a save of its result failed, after which nothing more is stored.
    */
   readonly runStored: Promise<void>;
   readonly markRunStored: () => void;
@@ -46,6 +48,12 @@ export function createTurnScope(thread: StorageThreadType): TurnScope {
   let markRunStored!: () => void;
   const runStored = new Promise<void>((resolve) => (markRunStored = resolve));
   return { thread, runStored, markRunStored };
+}
+
+/** Tells the running turn, if any, that its run begins storing its result (the turn journal's result step). */
+export function markRunStoring(): void {
+  const scope = turnScope.getStore();
+  if (scope) scope.storing = true;
 }
 
 /** Tells the running turn, if any, that its run has stored its messages (the run-stored processor). */
@@ -90,7 +98,11 @@ export function serveTurnScope(store: ThreadStore): void {
       if (scope) scope.failedSave = undefined;
       return saved;
     } catch (error) {
-      if (scope) scope.failedSave = error;
+      if (scope) {
+        scope.failedSave = error;
+        // Mastra skips the output processors after one that throws: the run-stored one would never say so.
+        if (scope.storing) scope.markRunStored();
+      }
       throw error;
     }
   };

@@ -17,6 +17,7 @@
 import type { MastraDBMessage, MastraMemory } from '@mastra/core/memory';
 import { parseMemoryRequestContext } from '@mastra/core/memory';
 import { INTERRUPTED_KEY } from '../../contract/thread.ts';
+import { markRunStoring } from '../../threads/turn-thread.ts';
 import type {
   ProcessInputArgs,
   ProcessOutputResultArgs,
@@ -97,6 +98,7 @@ export class TurnJournal implements Processor<'turn-journal'> {
   async processOutputResult({ messageList, result, state, requestContext }: ProcessOutputResultArgs) {
     const journal = state as JournalState;
     journal.closed = true;
+    markRunStoring();
     clearTimeout(journal.draftTimer);
     await journal.writes;
     if (parseMemoryRequestContext(requestContext)?.memoryConfig?.readOnly) return messageList;
