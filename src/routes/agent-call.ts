@@ -7,7 +7,7 @@ import { MASTRA_RESOURCE_ID_KEY, RequestContext } from '@mastra/core/request-con
 import { agentRequest } from '../contract/agent-request.ts';
 import { invalidSpecBody } from '../contract/native-request.ts';
 import { requestedPersonality, titleFrom, toAgentMessages } from '../contract/agent-input.ts';
-import { ApiError, bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedCharset, unsupportedContentEncoding, unsupportedMediaType } from '../contract/errors.ts';
+import { bodyTooLarge, invalidRequest, MODEL_NOT_CONFIGURED, unsupportedCharset, unsupportedContentEncoding, unsupportedMediaType } from '../contract/errors.ts';
 import { PERSONALITY_KEY } from '../mastra/agents/companion-agent.ts';
 import { COMPANION_AGENT_ID } from '../contract/paths.ts';
 import { STATELESS_KEY } from '../mastra/memory.ts';
@@ -55,7 +55,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
     });
   } catch (error) {
     // A client that hung up mid-body, or broke its chunked framing, is the client's failure (as an upload's is in /stt).
-    throw error instanceof ApiError ? error : invalidRequest('The request body was interrupted before it was complete.');
+    throw isConnectionLost(c, error) ? invalidRequest('The request body was interrupted before it was complete.') : error;
   }
   let text: string;
   try {
@@ -68,6 +68,11 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   } catch {
     throw invalidRequest('Request body must be valid JSON.');
   }
+}
+
+/** Whether reading the body failed because its connection went: Node ends such a body with ECONNRESET ("aborted"). */
+function isConnectionLost(c: Context, error: unknown): boolean {
+  return c.req.raw.signal.aborted || (error as { code?: unknown } | null)?.code === 'ECONNRESET';
 }
 
 /** A body in a content coding (gzip, br…) is refused: none is decoded, and read as plain it is garbage. */
