@@ -4,7 +4,7 @@ import type { MastraDBMessage } from '@mastra/core/memory';
 import { TABLE_MESSAGES } from '@mastra/core/storage';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, userSays, withApp, type AppHarness } from './fixtures/app-harness.ts';
-import { eventsOf, readFrames } from './fixtures/sse.ts';
+import { eventsOf, readFrames, readUntilFrame, sseFrames } from './fixtures/sse.ts';
 import { NATIVE } from './fixtures/spec-requests.ts';
 import { storedMessages } from './fixtures/stored-messages.ts';
 import { describeMemorySuite } from './fixtures/memory-suite.ts';
@@ -223,13 +223,13 @@ describe('the store failing during a turn', () => {
       await refuseRepliesIn(h, databaseUrl);
       h.model.beforeChunk = () => new Promise((resolve) => setTimeout(resolve, 25));
       h.model.script({ text: Array.from({ length: 40 }, (_, i) => `w${i} `) }, { text: 'Next.' });
-      const response = await h.post(STREAM, { messages: 'Tell me', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE);
-      const reader = response.body!.getReader();
-      let streamed = '';
-      while ((streamed.match(/text-delta/g) ?? []).length < 3) streamed += new TextDecoder().decode((await reader.read()).value);
+      const frames = sseFrames(await h.post(STREAM, { messages: 'Tell me', memory: { thread: 'full-disk', resource: 'ada' } }, NATIVE));
+      let texts = 0;
+      await readUntilFrame(frames, (frame) => frame.includes('"type":"text-delta"') && ++texts === 3, 'three text deltas');
       h.model.beforeChunk = undefined;
       const leftAt = Date.now();
-      await reader.cancel();
+      // The native client leaves.
+      await frames.return(undefined);
       const next = await h.post(GENERATE, { messages: [{ role: 'user', content: 'Again?' }], threadId: 'full-disk', resourceId: 'ada' });
       expect(next.status).toBe(500);
       expect(Date.now() - leftAt).toBeLessThan(2_500);

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENERATE, STREAM, startCompanion, userSays, type CompanionHarness } from './fixtures/companion-harness.ts';
 import { deferred } from './fixtures/openai-stand-in.ts';
-import { eventsOf, readFrames, readUntilEvent, sseFrames } from './fixtures/sse.ts';
+import { eventsOf, readFrames, readUntilEvent, readUntilFrame, sseFrames } from './fixtures/sse.ts';
+import { NATIVE } from './fixtures/spec-requests.ts';
 
 // Short limits, so every bound shows within a test: the model may be silent for 1.5 s (a retry waits 1 s), a turn
 // may take 4 s (queue wait included), one turn may wait behind a thread's running one, a 429 is retried twice.
@@ -147,12 +148,13 @@ describe('time limits', () => {
     h.model.beforeChunk = undefined;
     await expectNextTurnAnswers(ids);
   });
+
   // Its stream ended with Mastra's `abort` and a `finish` (reason "tripwire"), which a client reads as a reply complete.
   it('ends a native stream (@mastra/client-js) that outgrows MODEL_TIMEOUT_MS with an error frame in place of its finish', async () => {
     const ids = newThread();
     h.model.script({ text: ['Once upon'], hang: true });
     const memory = { thread: ids.threadId, resource: ids.resourceId };
-    const response = await h.post(STREAM, { messages: 'A story?', memory }, { 'x-mastra-client-type': 'client-js' });
+    const response = await h.post(STREAM, { messages: 'A story?', memory }, NATIVE);
     const frames = (await response.text()).split('\n\n').filter(Boolean);
     expect(frames.at(-1)).toBe('data: [DONE]');
     const chunks = frames.slice(0, -1).map((frame) => JSON.parse(frame.slice('data: '.length)));
@@ -206,15 +208,14 @@ describe('a native client (@mastra/client-js) hanging up mid-reply', () => {
     const ids = newThread();
     h.model.beforeChunk = () => new Promise((resolve) => setTimeout(resolve, 25));
     h.model.script({ text: Array.from({ length: 40 }, (_, i) => `first${i} `) }, { text: ['Second ', 'reply.'] });
-    const native = await h.post(STREAM, { messages: [{ role: 'user', content: 'Tell me a long story.' }], memory: { thread: ids.threadId, resource: ids.resourceId } }, {
-      'x-mastra-client-type': 'client-js',
-    });
-    const reader = native.body!.getReader();
-    let streamed = '';
-    while ((streamed.match(/text-delta/g) ?? []).length < 5) streamed += new TextDecoder().decode((await reader.read()).value);
+    const memory = { thread: ids.threadId, resource: ids.resourceId };
+    const native = sseFrames(await h.post(STREAM, { messages: [{ role: 'user', content: 'Tell me a long story.' }], memory }, NATIVE));
+    let texts = 0;
+    await readUntilFrame(native, (frame) => frame.includes('"type":"text-delta"') && ++texts === 5, 'five text deltas');
     const next = send(STREAM, { ...userSays('And then?'), ...ids });
     await settle();
-    await reader.cancel();
+    // The native client leaves.
+    await native.return(undefined);
     expect(eventsOf(await readFrames(await next)).at(-1)).toMatchObject({ type: 'run-finish' });
     const stored = await fetch(`${h.service.url}/threads/${ids.threadId}/messages?resourceId=${ids.resourceId}`);
     expect((await stored.json()).messages.map(({ role, content, interrupted }: { role: string; content: string; interrupted?: boolean }) => [role, content, interrupted ?? false])).toEqual([

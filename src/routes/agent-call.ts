@@ -155,8 +155,7 @@ export async function prepareAgentCall(c: Context, options: { modelConfigured: b
     },
     /** The stored conversation's ids; `undefined` for a stateless turn. */
     conversation: ids,
-    /** Runs the agent call on the thread as this turn opened it: Mastra's reads of it need no query. */
-    // A SPEC turn reads a reply it could not store from its run (`run.error`); the scope serves its thread's reads.
+    /** Runs the agent call in the turn's scope: Mastra's reads of its thread, as this turn opened it, need no query. */
     run: <T>(call: () => T) => runInTurnScope(conversation.thread && createTurnScope(conversation.thread), call),
     /** This turn: its abort signal goes to the agent call, and `end()` must follow every way out. */
     turn,

@@ -98,6 +98,7 @@ export class TurnJournal implements Processor<'turn-journal'> {
   async processOutputResult({ messageList, result, state, requestContext }: ProcessOutputResultArgs) {
     const journal = state as JournalState;
     journal.closed = true;
+    // From here the run stores its result: a save that fails now is its last (turn-thread.ts, `runStored`).
     markRunStoring();
     clearTimeout(journal.draftTimer);
     await journal.writes;
